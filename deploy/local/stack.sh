@@ -1,0 +1,672 @@
+#!/usr/bin/env bash
+# Local PostgreSQL 15 + ClickHouse stack for walshadow development and tests.
+#
+#   stack.sh install   install missing Debian packages (postgresql-15, clickhouse, curl)
+#   stack.sh start     install if needed, init, start both servers, wait until both answer
+#   stack.sh stop      stop both servers and wait for them to exit
+#   stack.sh status    show what runs (exit 0 = both up, 3 = not both up)
+#   stack.sh env       print `export WALSHADOW_...=...` lines (eval "$(stack.sh env)")
+#   stack.sh psql ...  psql against the local cluster as the admin role `walshadow`
+#   stack.sh ch ...    clickhouse-client against the local ClickHouse (admin user `default`)
+#   stack.sh reset     stop and delete all data, logs and secrets
+#
+# Everything lives under ${WALSHADOW_STATE_DIR:-/var/lib/walshadow-dev} (never in the repo,
+# which may sit under /root where the postgres user cannot read):
+#   pg/data      PostgreSQL cluster (owned by the `postgres` OS user)
+#   pg/run       PostgreSQL unix socket directory
+#   ch/etc       ClickHouse config.xml / users.xml (regenerated on each start)
+#   ch/data ...  ClickHouse path, tmp_path, user_files_path, format_schema_path
+#   logs/pg      postgresql.log
+#   logs/ch      clickhouse-server.log / .err.log / stdout.log
+#   secrets      pg_password, ch_password (mode 600, root only)
+#
+# Ports: PostgreSQL ${WALSHADOW_PG_PORT:-55432}; ClickHouse HTTP ${WALSHADOW_CH_HTTP_PORT:-18123},
+# native TCP ${WALSHADOW_CH_TCP_PORT:-19000}. All listen on 127.0.0.1 only.
+#
+# This is a dev/test stack: fsync=off. Do not keep anything valuable in it.
+set -euo pipefail
+
+STATE=${WALSHADOW_STATE_DIR:-/var/lib/walshadow-dev}
+PG_PORT=${WALSHADOW_PG_PORT:-55432}
+CH_HTTP_PORT=${WALSHADOW_CH_HTTP_PORT:-18123}
+CH_TCP_PORT=${WALSHADOW_CH_TCP_PORT:-19000}
+
+PG_BIN=/usr/lib/postgresql/15/bin
+PG_OS_USER=postgres
+PG_DATA=$STATE/pg/data
+PG_SOCK=$STATE/pg/run
+PG_LOG=$STATE/logs/pg/postgresql.log
+PG_DB=walshadow
+PG_ROLE=walshadow
+
+CH_SERVER_BIN=/usr/sbin/clickhouse-server
+CH_ETC=$STATE/ch/etc
+CH_DATA=$STATE/ch/data
+CH_LOGDIR=$STATE/logs/ch
+CH_PIDFILE=$STATE/ch/clickhouse-server.pid
+CH_DB=walshadow
+CH_APP_USER=walshadow
+
+SECRETS=$STATE/secrets
+START_TIMEOUT=${WALSHADOW_START_TIMEOUT:-90}
+
+log() { printf '[stack] %s\n' "$*" >&2; }
+die() { printf '[stack] ERROR: %s\n' "$*" >&2; exit 1; }
+
+require_root() {
+  [[ $(id -u) -eq 0 ]] || die "must run as root (it installs packages and switches to the postgres/clickhouse users)"
+}
+
+# True when something accepts TCP connections on 127.0.0.1:$1.
+port_open() {
+  (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null
+}
+
+# ---------------------------------------------------------------------------------------------
+# install
+# ---------------------------------------------------------------------------------------------
+
+missing_packages() {
+  local -a pkgs=()
+  [[ -x $PG_BIN/postgres && -x $PG_BIN/initdb && -x $PG_BIN/pg_ctl && -x $PG_BIN/pg_waldump ]] || pkgs+=(postgresql-15)
+  [[ -x $PG_BIN/psql && -x $PG_BIN/pg_isready ]] || pkgs+=(postgresql-client-15)
+  [[ -x $CH_SERVER_BIN ]] || pkgs+=(clickhouse-server)
+  command -v clickhouse-client >/dev/null 2>&1 || pkgs+=(clickhouse-client)
+  command -v curl >/dev/null 2>&1 || pkgs+=(curl)
+  command -v setpriv >/dev/null 2>&1 || pkgs+=(util-linux)
+  if [[ ${#pkgs[@]} -gt 0 ]]; then printf '%s\n' "${pkgs[@]}"; fi
+}
+
+# policy-rc.d handling: Debian's postinst scripts try to start their services through
+# invoke-rc.d, which fails on this machine (no init system) and would make the install fail.
+# A /usr/sbin/policy-rc.d that exits 101 forbids those starts; an existing one (docker images
+# ship one) is kept and restored afterwards.
+POLICY_RC=/usr/sbin/policy-rc.d
+POLICY_RC_BACKUP=
+POLICY_RC_INSTALLED=0
+policy_rc_block() {
+  if [[ -e $POLICY_RC ]]; then
+    POLICY_RC_BACKUP=$(mktemp /tmp/policy-rc.d.XXXXXX)
+    cp -p "$POLICY_RC" "$POLICY_RC_BACKUP"
+  fi
+  printf '#!/bin/sh\n# temporary, written by walshadow deploy/local/stack.sh install\nexit 101\n' >"$POLICY_RC"
+  chmod 755 "$POLICY_RC"
+  POLICY_RC_INSTALLED=1
+}
+policy_rc_restore() {
+  [[ $POLICY_RC_INSTALLED -eq 1 ]] || return 0
+  if [[ -n $POLICY_RC_BACKUP ]]; then
+    cp -p "$POLICY_RC_BACKUP" "$POLICY_RC" && rm -f "$POLICY_RC_BACKUP"
+  else
+    rm -f "$POLICY_RC"
+  fi
+  POLICY_RC_INSTALLED=0
+}
+
+cmd_install() {
+  require_root
+  local -a pkgs
+  mapfile -t pkgs < <(missing_packages)
+  if [[ ${#pkgs[@]} -eq 0 ]]; then
+    log "packages already installed"
+    return 0
+  fi
+  log "installing: ${pkgs[*]}"
+  export DEBIAN_FRONTEND=noninteractive
+  local apt_opts=(-o DPkg::Lock::Timeout=300 -o Dpkg::Options::=--force-confdef -o Dpkg::Options::=--force-confold)
+  apt-get "${apt_opts[@]}" update -q >/dev/null || die "apt-get update failed"
+  policy_rc_block
+  trap policy_rc_restore EXIT
+  local rc=0
+  apt-get "${apt_opts[@]}" install -y -q --no-install-recommends "${pkgs[@]}" || rc=$?
+  if [[ $rc -ne 0 ]]; then
+    # A maintainer script may still have failed (e.g. on a service start); finish configuring.
+    log "apt-get install exited $rc; retrying dpkg --configure -a"
+    dpkg --configure -a || true
+  fi
+  policy_rc_restore
+  trap - EXIT
+  mapfile -t pkgs < <(missing_packages)
+  [[ ${#pkgs[@]} -eq 0 ]] || die "still missing after install: ${pkgs[*]}"
+  log "packages installed"
+}
+
+# ---------------------------------------------------------------------------------------------
+# secrets
+# ---------------------------------------------------------------------------------------------
+
+# 48 hex chars (192 random bits); no characters that need quoting in SQL, XML, URLs or shells.
+gen_password() { od -An -tx1 -N24 /dev/urandom | tr -d ' \n'; }
+
+ensure_secret() {
+  local f=$SECRETS/$1
+  install -d -m 700 -o root -g root "$SECRETS"
+  if [[ ! -s $f ]]; then
+    (umask 077 && gen_password >"$f.tmp" && mv "$f.tmp" "$f")
+    log "generated new password in $f"
+  fi
+  chmod 600 "$f"
+}
+
+read_secret() {
+  local f=$SECRETS/$1
+  [[ -r $f ]] || die "$f missing: run '$0 start' first"
+  tr -d '\n' <"$f"
+}
+
+# ---------------------------------------------------------------------------------------------
+# directories
+# ---------------------------------------------------------------------------------------------
+
+ch_os_user() {
+  # ClickHouse runs as the `clickhouse` user created by the Debian package (verified to work on
+  # Debian bookworm, clickhouse-server 18.16.1). Falls back to root only when that user does not
+  # exist; WALSHADOW_CH_OS_USER overrides.
+  if [[ -n ${WALSHADOW_CH_OS_USER:-} ]]; then
+    printf '%s\n' "$WALSHADOW_CH_OS_USER"
+  elif getent passwd clickhouse >/dev/null; then
+    printf 'clickhouse\n'
+  else
+    printf 'root\n'
+  fi
+}
+
+ensure_dirs() {
+  install -d -m 755 "$STATE" "$STATE/pg" "$STATE/ch" "$STATE/logs"
+  runuser -u "$PG_OS_USER" -- test -x "$STATE/pg" ||
+    die "the $PG_OS_USER user cannot traverse $STATE (a parent directory is not world-executable); set WALSHADOW_STATE_DIR elsewhere, e.g. /var/lib/walshadow-dev"
+  install -d -m 700 -o "$PG_OS_USER" -g "$PG_OS_USER" "$PG_DATA"
+  install -d -m 755 -o "$PG_OS_USER" -g "$PG_OS_USER" "$PG_SOCK" "$STATE/logs/pg"
+  local chu chg
+  chu=$(ch_os_user)
+  chg=$(id -gn "$chu")
+  install -d -m 750 -o "$chu" -g "$chg" "$CH_DATA" "$CH_DATA/tmp" "$CH_DATA/user_files" "$CH_DATA/format_schemas"
+  install -d -m 755 -o "$chu" -g "$chg" "$CH_ETC" "$CH_LOGDIR"
+  # Data written by a previous run under another user (e.g. root fallback) must stay writable.
+  if [[ $(stat -c %U "$CH_DATA") != "$chu" ]] || find "$CH_DATA" ! -user "$chu" -print -quit | grep -q .; then
+    chown -R "$chu:$chg" "$CH_DATA" "$CH_LOGDIR" "$CH_ETC"
+  fi
+  if find "$PG_DATA" -maxdepth 1 ! -user "$PG_OS_USER" -print -quit | grep -q .; then
+    chown -R "$PG_OS_USER:$PG_OS_USER" "$PG_DATA"
+  fi
+}
+
+# ---------------------------------------------------------------------------------------------
+# PostgreSQL
+# ---------------------------------------------------------------------------------------------
+
+as_pg() { runuser -u "$PG_OS_USER" -- "$@"; }
+
+pg_running() {
+  [[ -f $PG_DATA/PG_VERSION ]] || return 1
+  as_pg "$PG_BIN/pg_ctl" -D "$PG_DATA" status >/dev/null 2>&1
+}
+
+pg_log_tail() {
+  if [[ -f $PG_LOG ]]; then
+    printf '[stack] ---- last 40 lines of %s ----\n' "$PG_LOG" >&2
+    tail -n 40 "$PG_LOG" >&2
+    printf '[stack] ----\n' >&2
+  fi
+}
+
+pg_init() {
+  [[ -f $PG_DATA/PG_VERSION ]] && return 0
+  local locale=C.UTF-8
+  if ! locale -a 2>/dev/null | grep -qiE '^c\.utf-?8$'; then
+    locale=C
+  fi
+  log "initializing PostgreSQL cluster in $PG_DATA (locale $locale)"
+  # Default: no data checksums. Local socket connections of the postgres OS user use peer auth.
+  as_pg "$PG_BIN/initdb" -D "$PG_DATA" -U postgres --encoding=UTF8 --locale="$locale" \
+    --auth-local=peer --auth-host=scram-sha-256 >"$STATE/logs/pg/initdb.log" 2>&1 || {
+      tail -n 40 "$STATE/logs/pg/initdb.log" >&2
+      die "initdb failed (full output in $STATE/logs/pg/initdb.log)"
+    }
+  printf "\n# walshadow: settings managed by deploy/local/stack.sh\ninclude_if_exists = 'walshadow.conf'\n" \
+    >>"$PG_DATA/postgresql.conf"
+}
+
+pg_write_config() {
+  # Rewritten on every start of a stopped cluster so that port changes etc. apply.
+  cat >"$PG_DATA/walshadow.conf" <<EOF
+# Generated by deploy/local/stack.sh on each start; edits are overwritten.
+listen_addresses = '127.0.0.1'
+port = $PG_PORT
+unix_socket_directories = '$PG_SOCK'
+max_connections = 100
+shared_buffers = 128MB
+timezone = 'UTC'
+log_timezone = 'UTC'
+
+# Replication / WAL (walshadow reads physical WAL and full page images).
+wal_level = logical
+max_wal_senders = 10
+max_replication_slots = 10
+max_prepared_transactions = 10
+wal_keep_size = 256MB
+wal_sender_timeout = 60s
+track_commit_timestamp = on
+full_page_writes = on
+wal_compression = off
+
+# Dev/test speed. synchronous_commit stays ON: with fsync=off a commit costs only a write(),
+# and a committed transaction is then immediately in the pg_wal files and streamable
+# (with synchronous_commit=off it can sit in WAL buffers for up to 3 x wal_writer_delay).
+fsync = off
+synchronous_commit = on
+
+log_line_prefix = '%m [%p] %q%u@%d '
+log_min_messages = warning
+log_connections = off
+EOF
+  cat >"$PG_DATA/pg_hba.conf" <<EOF
+# Generated by deploy/local/stack.sh on each start; edits are overwritten.
+# TYPE  DATABASE     USER       ADDRESS        METHOD
+local   all          postgres                  peer
+local   replication  postgres                  peer
+host    all          walshadow  127.0.0.1/32   scram-sha-256
+host    replication  walshadow  127.0.0.1/32   scram-sha-256
+EOF
+  chown "$PG_OS_USER:$PG_OS_USER" "$PG_DATA/walshadow.conf" "$PG_DATA/pg_hba.conf"
+  chmod 600 "$PG_DATA/walshadow.conf" "$PG_DATA/pg_hba.conf"
+}
+
+pg_start() {
+  if pg_running; then
+    log "PostgreSQL already running (data $PG_DATA)"
+  else
+    pg_init
+    pg_write_config
+    if port_open "$PG_PORT"; then
+      die "port 127.0.0.1:$PG_PORT is already in use by another process; set WALSHADOW_PG_PORT"
+    fi
+    log "starting PostgreSQL on 127.0.0.1:$PG_PORT"
+    if ! as_pg "$PG_BIN/pg_ctl" -D "$PG_DATA" -l "$PG_LOG" -w -t "$START_TIMEOUT" start >/dev/null; then
+      pg_log_tail
+      die "PostgreSQL failed to start (log: $PG_LOG)"
+    fi
+  fi
+  local i
+  for ((i = 0; i < START_TIMEOUT * 5; i++)); do
+    if "$PG_BIN/pg_isready" -q -h 127.0.0.1 -p "$PG_PORT" -d postgres -t 2; then
+      break
+    fi
+    sleep 0.2
+  done
+  if ! "$PG_BIN/pg_isready" -q -h 127.0.0.1 -p "$PG_PORT" -d postgres -t 2; then
+    pg_log_tail
+    die "PostgreSQL is running but does not answer on 127.0.0.1:$PG_PORT (running with another port? try '$0 stop' then start)"
+  fi
+  pg_ensure_objects
+}
+
+pg_admin_psql() {
+  as_pg "$PG_BIN/psql" -X -q -v ON_ERROR_STOP=1 -h "$PG_SOCK" -p "$PG_PORT" -d postgres "$@"
+}
+
+pg_ensure_objects() {
+  ensure_secret pg_password
+  local pw
+  pw=$(read_secret pg_password)
+  local exists
+  exists=$(pg_admin_psql -tA -c "SELECT count(*) FROM pg_roles WHERE rolname = '$PG_ROLE'")
+  if [[ $exists == 0 ]]; then
+    log "creating role $PG_ROLE"
+    # SQL on stdin so the password does not show up in the process list.
+    printf "CREATE ROLE %s LOGIN SUPERUSER REPLICATION PASSWORD '%s';\n" "$PG_ROLE" "$pw" | pg_admin_psql -f - ||
+      die "could not create role $PG_ROLE"
+  elif ! PGPASSWORD=$pw PGCONNECT_TIMEOUT=5 "$PG_BIN/psql" -X -q -h 127.0.0.1 -p "$PG_PORT" -U "$PG_ROLE" \
+      -d postgres -tA -c 'SELECT 1' >/dev/null 2>&1; then
+    log "resetting password of role $PG_ROLE from $SECRETS/pg_password"
+    printf "ALTER ROLE %s LOGIN SUPERUSER REPLICATION PASSWORD '%s';\n" "$PG_ROLE" "$pw" | pg_admin_psql -f - ||
+      die "could not alter role $PG_ROLE"
+  fi
+  exists=$(pg_admin_psql -tA -c "SELECT count(*) FROM pg_database WHERE datname = '$PG_DB'")
+  if [[ $exists == 0 ]]; then
+    log "creating database $PG_DB"
+    pg_admin_psql -c "CREATE DATABASE $PG_DB OWNER $PG_ROLE" || die "could not create database $PG_DB"
+  fi
+}
+
+pg_stop() {
+  if pg_running; then
+    log "stopping PostgreSQL"
+    as_pg "$PG_BIN/pg_ctl" -D "$PG_DATA" -m fast -w -t 60 stop >/dev/null || {
+      log "fast shutdown did not finish; trying immediate"
+      as_pg "$PG_BIN/pg_ctl" -D "$PG_DATA" -m immediate -w -t 30 stop >/dev/null ||
+        die "could not stop PostgreSQL"
+    }
+  else
+    log "PostgreSQL not running"
+  fi
+}
+
+# ---------------------------------------------------------------------------------------------
+# ClickHouse
+# ---------------------------------------------------------------------------------------------
+
+ch_pid() {
+  local pid
+  [[ -f $CH_PIDFILE ]] || return 1
+  pid=$(tr -cd '0-9' <"$CH_PIDFILE")
+  [[ -n $pid ]] || return 1
+  kill -0 "$pid" 2>/dev/null || return 1
+  # Guard against pid reuse after a reboot or a SIGKILL: must be our clickhouse-server.
+  tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null | grep -qF -- "--config-file=$CH_ETC/config.xml" || return 1
+  printf '%s\n' "$pid"
+}
+
+ch_running() { ch_pid >/dev/null; }
+
+ch_ping() { curl -sf -m 2 "http://127.0.0.1:$CH_HTTP_PORT/ping" 2>/dev/null | grep -q '^Ok'; }
+
+ch_log_tail() {
+  local f
+  for f in "$CH_LOGDIR/clickhouse-server.err.log" "$CH_LOGDIR/stdout.log"; do
+    if [[ -s $f ]]; then
+      printf '[stack] ---- last 40 lines of %s ----\n' "$f" >&2
+      tail -n 40 "$f" >&2
+    fi
+  done
+  printf '[stack] ---- (full log: %s/clickhouse-server.log)\n' "$CH_LOGDIR" >&2
+}
+
+ch_write_config() {
+  local pw sha
+  pw=$(read_secret ch_password)
+  sha=$(printf '%s' "$pw" | sha256sum | cut -d' ' -f1)
+  cat >"$CH_ETC/config.xml" <<EOF
+<?xml version="1.0"?>
+<!-- Generated by deploy/local/stack.sh on each start; edits are overwritten. -->
+<yandex>
+    <logger>
+        <level>information</level>
+        <log>$CH_LOGDIR/clickhouse-server.log</log>
+        <errorlog>$CH_LOGDIR/clickhouse-server.err.log</errorlog>
+        <size>100M</size>
+        <count>3</count>
+    </logger>
+
+    <listen_host>127.0.0.1</listen_host>
+    <http_port>$CH_HTTP_PORT</http_port>
+    <tcp_port>$CH_TCP_PORT</tcp_port>
+
+    <max_connections>512</max_connections>
+    <keep_alive_timeout>3</keep_alive_timeout>
+    <max_concurrent_queries>100</max_concurrent_queries>
+    <uncompressed_cache_size>1073741824</uncompressed_cache_size>
+    <mark_cache_size>536870912</mark_cache_size>
+
+    <path>$CH_DATA/</path>
+    <tmp_path>$CH_DATA/tmp/</tmp_path>
+    <user_files_path>$CH_DATA/user_files/</user_files_path>
+    <format_schema_path>$CH_DATA/format_schemas/</format_schema_path>
+
+    <users_config>users.xml</users_config>
+    <default_profile>default</default_profile>
+    <default_database>default</default_database>
+    <timezone>UTC</timezone>
+    <mlock_executable>false</mlock_executable>
+
+    <builtin_dictionaries_reload_interval>3600</builtin_dictionaries_reload_interval>
+    <max_session_timeout>3600</max_session_timeout>
+    <default_session_timeout>60</default_session_timeout>
+
+    <max_table_size_to_drop>0</max_table_size_to_drop>
+    <max_partition_size_to_drop>0</max_partition_size_to_drop>
+</yandex>
+EOF
+  cat >"$CH_ETC/users.xml" <<EOF
+<?xml version="1.0"?>
+<!-- Generated by deploy/local/stack.sh on each start; edits are overwritten. -->
+<yandex>
+    <profiles>
+        <default>
+            <max_memory_usage>4000000000</max_memory_usage>
+            <use_uncompressed_cache>0</use_uncompressed_cache>
+            <load_balancing>random</load_balancing>
+        </default>
+        <readonly>
+            <readonly>1</readonly>
+        </readonly>
+    </profiles>
+
+    <users>
+        <!-- admin: no password, loopback only -->
+        <default>
+            <password></password>
+            <networks>
+                <ip>127.0.0.1</ip>
+                <ip>::1</ip>
+            </networks>
+            <profile>default</profile>
+            <quota>default</quota>
+        </default>
+        <!-- application user; password in $SECRETS/ch_password -->
+        <$CH_APP_USER>
+            <password_sha256_hex>$sha</password_sha256_hex>
+            <networks>
+                <ip>127.0.0.1</ip>
+                <ip>::1</ip>
+            </networks>
+            <profile>default</profile>
+            <quota>default</quota>
+        </$CH_APP_USER>
+    </users>
+
+    <quotas>
+        <default>
+            <interval>
+                <duration>3600</duration>
+                <queries>0</queries>
+                <errors>0</errors>
+                <result_rows>0</result_rows>
+                <read_rows>0</read_rows>
+                <execution_time>0</execution_time>
+            </interval>
+        </default>
+    </quotas>
+</yandex>
+EOF
+  local chu
+  chu=$(ch_os_user)
+  chown "$chu:$(id -gn "$chu")" "$CH_ETC/config.xml" "$CH_ETC/users.xml"
+  chmod 640 "$CH_ETC/config.xml" "$CH_ETC/users.xml"
+}
+
+ch_start() {
+  ensure_secret ch_password
+  local pid chu
+  if pid=$(ch_pid); then
+    log "ClickHouse already running (pid $pid)"
+  else
+    ch_write_config
+    if port_open "$CH_HTTP_PORT"; then
+      die "port 127.0.0.1:$CH_HTTP_PORT is already in use by another process; set WALSHADOW_CH_HTTP_PORT"
+    fi
+    if port_open "$CH_TCP_PORT"; then
+      die "port 127.0.0.1:$CH_TCP_PORT is already in use by another process; set WALSHADOW_CH_TCP_PORT"
+    fi
+    chu=$(ch_os_user)
+    log "starting ClickHouse as OS user $chu on 127.0.0.1:$CH_HTTP_PORT (http) / :$CH_TCP_PORT (native)"
+    local -a run_as=()
+    if [[ $chu != root ]]; then
+      run_as=(setpriv --reuid="$chu" --regid="$(id -g "$chu")" --init-groups)
+    fi
+    # setsid: own session, so a Ctrl-C in the calling terminal does not stop the server.
+    # setsid and setpriv exec in place, so $! is the server's pid.
+    (cd "$CH_DATA" && exec setsid "${run_as[@]}" "$CH_SERVER_BIN" --config-file="$CH_ETC/config.xml") \
+      </dev/null >>"$CH_LOGDIR/stdout.log" 2>&1 &
+    pid=$!
+    printf '%s\n' "$pid" >"$CH_PIDFILE"
+  fi
+  local i
+  for ((i = 0; i < START_TIMEOUT * 5; i++)); do
+    ch_ping && break
+    if ! kill -0 "$pid" 2>/dev/null; then
+      ch_log_tail
+      rm -f "$CH_PIDFILE"
+      die "ClickHouse exited during start-up"
+    fi
+    sleep 0.2
+  done
+  if ! ch_ping; then
+    ch_log_tail
+    die "ClickHouse does not answer GET http://127.0.0.1:$CH_HTTP_PORT/ping after ${START_TIMEOUT}s (running with another port? try '$0 stop' then start)"
+  fi
+  clickhouse-client --host 127.0.0.1 --port "$CH_TCP_PORT" -q "CREATE DATABASE IF NOT EXISTS $CH_DB" ||
+    die "could not create ClickHouse database $CH_DB"
+}
+
+ch_stop() {
+  local pid i
+  if pid=$(ch_pid); then
+    log "stopping ClickHouse (pid $pid)"
+    kill -TERM "$pid" 2>/dev/null || true
+    for ((i = 0; i < 300; i++)); do
+      kill -0 "$pid" 2>/dev/null || break
+      sleep 0.1
+    done
+    if kill -0 "$pid" 2>/dev/null; then
+      log "ClickHouse still running after 30s; sending SIGKILL"
+      kill -KILL "$pid" 2>/dev/null || true
+      for ((i = 0; i < 50; i++)); do
+        kill -0 "$pid" 2>/dev/null || break
+        sleep 0.1
+      done
+      kill -0 "$pid" 2>/dev/null && die "could not stop ClickHouse (pid $pid)"
+    fi
+  else
+    log "ClickHouse not running"
+  fi
+  rm -f "$CH_PIDFILE"
+}
+
+# ---------------------------------------------------------------------------------------------
+# commands
+# ---------------------------------------------------------------------------------------------
+
+with_lock() {
+  install -d -m 755 "$STATE"
+  exec 9>"$STATE/.stack.lock"
+  flock -w 300 9 || die "another stack.sh holds $STATE/.stack.lock"
+}
+
+cmd_start() {
+  require_root
+  if [[ -n $(missing_packages) ]]; then
+    cmd_install
+  fi
+  with_lock
+  ensure_dirs
+  pg_start
+  ch_start
+  log "up: PostgreSQL 127.0.0.1:$PG_PORT db=$PG_DB user=$PG_ROLE; ClickHouse http://127.0.0.1:$CH_HTTP_PORT db=$CH_DB user=$CH_APP_USER"
+  log "for tests: eval \"\$($0 env)\""
+}
+
+cmd_stop() {
+  require_root
+  [[ -d $STATE ]] || { log "nothing to stop ($STATE does not exist)"; return 0; }
+  with_lock
+  local rc=0
+  ch_stop || rc=$?
+  [[ -x $PG_BIN/pg_ctl ]] && { pg_stop || rc=$?; }
+  return "$rc"
+}
+
+cmd_status() {
+  local rc=0 pid
+  printf 'state dir:  %s\n' "$STATE"
+  if [[ ! -x $PG_BIN/pg_ctl ]]; then
+    printf 'postgresql: not installed\n'; rc=3
+  elif pg_running; then
+    if "$PG_BIN/pg_isready" -q -h 127.0.0.1 -p "$PG_PORT" -t 2; then
+      printf 'postgresql: running, accepting connections on 127.0.0.1:%s (data %s)\n' "$PG_PORT" "$PG_DATA"
+    else
+      printf 'postgresql: running but not answering on 127.0.0.1:%s (data %s)\n' "$PG_PORT" "$PG_DATA"; rc=3
+    fi
+  elif [[ -f $PG_DATA/PG_VERSION ]]; then
+    printf 'postgresql: stopped (data %s)\n' "$PG_DATA"; rc=3
+  else
+    printf 'postgresql: not initialized\n'; rc=3
+  fi
+  if [[ ! -x $CH_SERVER_BIN ]]; then
+    printf 'clickhouse: not installed\n'; rc=3
+  elif pid=$(ch_pid); then
+    if ch_ping; then
+      printf 'clickhouse: running (pid %s, user %s), answering on http://127.0.0.1:%s, native port %s\n' \
+        "$pid" "$(ps -o user= -p "$pid" | tr -d ' ')" "$CH_HTTP_PORT" "$CH_TCP_PORT"
+    else
+      printf 'clickhouse: running (pid %s) but not answering on http://127.0.0.1:%s\n' "$pid" "$CH_HTTP_PORT"; rc=3
+    fi
+  else
+    printf 'clickhouse: stopped\n'; rc=3
+  fi
+  return "$rc"
+}
+
+cmd_env() {
+  local pgpw chpw
+  pgpw=$(read_secret pg_password)
+  chpw=$(read_secret ch_password)
+  printf 'export %s=%q\n' \
+    WALSHADOW_PG_HOST 127.0.0.1 \
+    WALSHADOW_PG_PORT "$PG_PORT" \
+    WALSHADOW_PG_DATABASE "$PG_DB" \
+    WALSHADOW_PG_USER "$PG_ROLE" \
+    WALSHADOW_PG_PASSWORD "$pgpw" \
+    WALSHADOW_PG_BIN "$PG_BIN" \
+    WALSHADOW_PG_DATA "$PG_DATA" \
+    WALSHADOW_CH_URL "http://127.0.0.1:$CH_HTTP_PORT" \
+    WALSHADOW_CH_USER "$CH_APP_USER" \
+    WALSHADOW_CH_PASSWORD "$chpw" \
+    WALSHADOW_CH_DATABASE "$CH_DB"
+}
+
+cmd_psql() {
+  local pw
+  pw=$(read_secret pg_password)
+  # Connection via environment so that any -d/-U/-h in "$@" simply overrides it.
+  PGHOST=127.0.0.1 PGPORT=$PG_PORT PGUSER=$PG_ROLE PGDATABASE=$PG_DB PGPASSWORD=$pw \
+    exec "$PG_BIN/psql" "$@"
+}
+
+cmd_ch() {
+  exec clickhouse-client --host 127.0.0.1 --port "$CH_TCP_PORT" "$@"
+}
+
+cmd_reset() {
+  require_root
+  if [[ -d $STATE ]]; then
+    cmd_stop
+    log "deleting data, logs and secrets under $STATE"
+    rm -rf -- "$STATE/pg" "$STATE/ch" "$STATE/logs" "$STATE/secrets"
+  fi
+  log "reset done"
+}
+
+usage() {
+  sed -n '2,10s/^# \{0,1\}//p' "$0" >&2
+  exit 2
+}
+
+main() {
+  local cmd=${1:-}
+  [[ $# -gt 0 ]] && shift
+  case $cmd in
+    install) cmd_install ;;
+    start) cmd_start ;;
+    stop) cmd_stop ;;
+    status) cmd_status ;;
+    env) cmd_env ;;
+    psql) cmd_psql "$@" ;;
+    ch) cmd_ch "$@" ;;
+    reset) cmd_reset ;;
+    -h | --help | help) usage ;;
+    *) printf '[stack] unknown command: %s\n' "${cmd:-<none>}" >&2; usage ;;
+  esac
+}
+
+main "$@"
