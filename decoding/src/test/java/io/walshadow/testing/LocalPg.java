@@ -1,0 +1,147 @@
+package io.walshadow.testing;
+
+import io.walshadow.wal.Lsn;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Properties;
+
+/**
+ * The local PostgreSQL 15 started by {@code deploy/local/stack.sh}. Settings come from the variables that
+ * {@code stack.sh env} prints (the test command exports them); when a test runs without them (an IDE), the same
+ * defaults and the password file in the stack's state directory are used.
+ */
+public final class LocalPg {
+    private LocalPg() {}
+
+    private static String env(String name, String dflt) {
+        String v = System.getenv(name);
+        return v == null || v.isEmpty() ? dflt : v;
+    }
+
+    public static String stateDir() {
+        return env("WALSHADOW_STATE_DIR", "/var/lib/walshadow-dev");
+    }
+
+    public static String host() {
+        return env("WALSHADOW_PG_HOST", "127.0.0.1");
+    }
+
+    public static int port() {
+        return Integer.parseInt(env("WALSHADOW_PG_PORT", "55432"));
+    }
+
+    public static String database() {
+        return env("WALSHADOW_PG_DATABASE", "walshadow");
+    }
+
+    public static String user() {
+        return env("WALSHADOW_PG_USER", "walshadow");
+    }
+
+    public static String password() {
+        String v = System.getenv("WALSHADOW_PG_PASSWORD");
+        if (v != null && !v.isEmpty()) {
+            return v;
+        }
+        try {
+            return Files.readString(Path.of(stateDir(), "secrets", "pg_password"), StandardCharsets.UTF_8).trim();
+        } catch (IOException e) {
+            throw new IllegalStateException("no WALSHADOW_PG_PASSWORD and no password file: start the stack with "
+                    + "deploy/local/stack.sh start and export its env", e);
+        }
+    }
+
+    public static Path bin(String tool) {
+        return Path.of(env("WALSHADOW_PG_BIN", "/usr/lib/postgresql/15/bin"), tool);
+    }
+
+    public static Path dataDir() {
+        return Path.of(env("WALSHADOW_PG_DATA", stateDir() + "/pg/data"));
+    }
+
+    public static Path walDir() {
+        return dataDir().resolve("pg_wal");
+    }
+
+    public static String jdbcUrl() {
+        return "jdbc:postgresql://" + host() + ":" + port() + "/" + database();
+    }
+
+    public static Connection connect() throws SQLException {
+        Properties p = new Properties();
+        p.setProperty("user", user());
+        p.setProperty("password", password());
+        return DriverManager.getConnection(jdbcUrl(), p);
+    }
+
+    /** Runs each statement in autocommit mode. */
+    public static void exec(Connection c, String... sql) throws SQLException {
+        try (Statement st = c.createStatement()) {
+            for (String s : sql) {
+                st.execute(s);
+            }
+        }
+    }
+
+    public static String queryString(Connection c, String sql) throws SQLException {
+        try (Statement st = c.createStatement(); ResultSet rs = st.executeQuery(sql)) {
+            return rs.next() ? rs.getString(1) : null;
+        }
+    }
+
+    public static List<String> queryColumn(Connection c, String sql) throws SQLException {
+        List<String> out = new ArrayList<>();
+        try (Statement st = c.createStatement(); ResultSet rs = st.executeQuery(sql)) {
+            while (rs.next()) {
+                out.add(rs.getString(1));
+            }
+        }
+        return out;
+    }
+
+    public static long currentLsn(Connection c) throws SQLException {
+        return Lsn.parse(queryString(c, "SELECT pg_current_wal_insert_lsn()"));
+    }
+
+    /** Flushes WAL up to now and returns the flush LSN: everything before it is readable from pg_wal. */
+    public static long flushLsn(Connection c) throws SQLException {
+        exec(c, "SELECT pg_switch_wal()"); // forces a flush; cheap with fsync=off
+        return Lsn.parse(queryString(c, "SELECT pg_current_wal_flush_lsn()"));
+    }
+
+    public static int segmentSize(Connection c) throws SQLException {
+        return Integer.parseInt(queryString(c,
+                "SELECT setting::int * (CASE unit WHEN 'B' THEN 1 WHEN 'kB' THEN 1024 WHEN 'MB' THEN 1048576 END)"
+                        + " FROM pg_settings WHERE name = 'wal_segment_size'"));
+    }
+
+    public static int serverVersionNum(Connection c) throws SQLException {
+        return Integer.parseInt(queryString(c, "SHOW server_version_num"));
+    }
+
+    public static int timeline(Connection c) throws SQLException {
+        return Integer.parseInt(queryString(c, "SELECT timeline_id FROM pg_control_checkpoint()"));
+    }
+
+    /** Runs a PostgreSQL tool ({@code pg_waldump}, ...) and returns its stdout; fails on a nonzero exit. */
+    public static String runTool(List<String> command) throws IOException, InterruptedException {
+        ProcessBuilder pb = new ProcessBuilder(command).redirectErrorStream(false);
+        Process p = pb.start();
+        byte[] out = p.getInputStream().readAllBytes();
+        byte[] err = p.getErrorStream().readAllBytes();
+        int rc = p.waitFor();
+        if (rc != 0) {
+            throw new IOException(command.get(0) + " exited " + rc + ": " + new String(err, StandardCharsets.UTF_8));
+        }
+        return new String(out, StandardCharsets.UTF_8);
+    }
+}
