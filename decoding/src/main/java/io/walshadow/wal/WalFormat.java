@@ -58,6 +58,17 @@ public enum WalFormat {
                 + " (major " + major + ") is not supported; supported majors: " + supportedMajors());
     }
 
+    /** From a major version number (as stored in state and serialized records). */
+    public static WalFormat forMajor(int major) {
+        for (WalFormat f : values()) {
+            if (f.major == major) {
+                return f;
+            }
+        }
+        throw new UnsupportedServerVersionException("PostgreSQL major " + major
+                + " is not supported; supported majors: " + supportedMajors());
+    }
+
     /** From the magic of a WAL page header; {@code lsn} names the page for the error. */
     public static WalFormat forPageMagic(int magic, long lsn) {
         for (WalFormat f : values()) {

@@ -15,6 +15,7 @@ public final class XLogRecord {
     public static final int XLR_RMGR_INFO_MASK = 0xF0;
     public static final int INVALID_ORIGIN = 0;
 
+    private final WalFormat format;
     private final long lsn;
     private final long endLsn;
     private final byte[] bytes;
@@ -29,8 +30,9 @@ public final class XLogRecord {
     private final int toplevelXid;
     private final int fpiLength;
 
-    XLogRecord(long lsn, long endLsn, byte[] bytes, List<BlockRef> blocks, int mainDataOffset, int mainDataLength,
+    XLogRecord(WalFormat format, long lsn, long endLsn, byte[] bytes, List<BlockRef> blocks, int mainDataOffset, int mainDataLength,
                int origin, int toplevelXid, int fpiLength) {
+        this.format = format;
         this.lsn = lsn;
         this.endLsn = endLsn;
         this.bytes = bytes;
@@ -44,6 +46,19 @@ public final class XLogRecord {
         this.origin = origin;
         this.toplevelXid = toplevelXid;
         this.fpiLength = fpiLength;
+    }
+
+    /**
+     * Re-creates a record from bytes this process (or a serializer) already verified: block references are decoded
+     * again, the CRC is not re-checked.
+     */
+    public static XLogRecord fromVerifiedBytes(WalFormat format, long lsn, long endLsn, byte[] bytes) {
+        return XLogRecordDecoder.decode(format, lsn, endLsn, bytes);
+    }
+
+    /** The layout (server major version) the record was decoded with. */
+    public WalFormat format() {
+        return format;
     }
 
     /** Start of the record (ReadRecPtr). */

@@ -168,7 +168,7 @@ final class XLogRecordDecoder {
             }
             blocks = List.of(arr);
         }
-        return new XLogRecord(lsn, endLsn, rec, blocks, pos, mainDataLen, origin, toplevelXid, fpiLen);
+        return new XLogRecord(format, lsn, endLsn, rec, blocks, pos, mainDataLen, origin, toplevelXid, fpiLen);
     }
 
     /** COPY_HEADER_FIELD's length check: returns the first byte for convenience. */

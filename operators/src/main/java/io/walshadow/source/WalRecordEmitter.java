@@ -1,0 +1,21 @@
+package io.walshadow.source;
+
+import io.walshadow.wal.XLogRecord;
+import org.apache.flink.api.connector.source.SourceOutput;
+import org.apache.flink.connector.base.source.reader.RecordEmitter;
+
+/** Emits a record and moves the split's checkpointed position past it, in the same step on the task thread. */
+final class WalRecordEmitter implements RecordEmitter<XLogRecord, XLogRecord, WalSplitState> {
+    private final SlotFeedback feedback;
+
+    WalRecordEmitter(SlotFeedback feedback) {
+        this.feedback = feedback;
+    }
+
+    @Override
+    public void emitRecord(XLogRecord record, SourceOutput<XLogRecord> output, WalSplitState state) {
+        output.collect(record);
+        state.advance(record);
+        state.timeline(feedback.timeline);
+    }
+}

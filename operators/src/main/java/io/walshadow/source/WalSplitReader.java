@@ -1,0 +1,235 @@
+package io.walshadow.source;
+
+import io.walshadow.pg.PgConnectionConfig;
+import io.walshadow.state.WalSplit;
+import io.walshadow.wal.Lsn;
+import io.walshadow.wal.WalDecodeException;
+import io.walshadow.wal.WalFormat;
+import io.walshadow.wal.XLogRecord;
+import io.walshadow.wal.XLogStreamReader;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.concurrent.TimeUnit;
+import org.apache.flink.connector.base.source.reader.RecordsBySplits;
+import org.apache.flink.connector.base.source.reader.RecordsWithSplitIds;
+import org.apache.flink.connector.base.source.reader.splitreader.SplitReader;
+import org.apache.flink.connector.base.source.reader.splitreader.SplitsAddition;
+import org.apache.flink.connector.base.source.reader.splitreader.SplitsChange;
+import org.postgresql.PGConnection;
+import org.postgresql.replication.LogSequenceNumber;
+import org.postgresql.replication.PGReplicationStream;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Runs in the source's fetcher thread: owns the walsender connection, turns XLogData messages into verified
+ * records, and reports the confirmed position back to the server.
+ *
+ * <p>The slot only ever learns positions that a completed checkpoint can restore from ({@link SlotFeedback}); pgjdbc's
+ * automatic flush is turned off for that reason, since it would confirm WAL the job has not checkpointed.
+ */
+final class WalSplitReader implements SplitReader<XLogRecord, WalSplit> {
+    private static final Logger LOG = LoggerFactory.getLogger(WalSplitReader.class);
+    private static final long IDLE_SLEEP_MS = 10;
+    private static final long MAX_FETCH_WAIT_MS = 100;
+
+    private final PgConnectionConfig pg;
+    private final WalSourceOptions options;
+    private final SlotFeedback feedback;
+
+    private WalSplit split;
+    private Connection replicationConnection;
+    private PGReplicationStream stream;
+    private XLogStreamReader reader;
+    private volatile boolean wakeUp;
+
+    WalSplitReader(PgConnectionConfig pg, WalSourceOptions options, SlotFeedback feedback) {
+        this.pg = pg;
+        this.options = options;
+        this.feedback = feedback;
+    }
+
+    @Override
+    public RecordsWithSplitIds<XLogRecord> fetch() throws IOException {
+        RecordsBySplits.Builder<XLogRecord> batch = new RecordsBySplits.Builder<>();
+        if (split == null) {
+            return batch.build();
+        }
+        try {
+            if (stream == null) {
+                start();
+            }
+            reportConfirmed();
+            String id = split.splitId();
+            int n = 0;
+            long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(MAX_FETCH_WAIT_MS);
+            while (n < options.maxRecordsPerFetch() && !wakeUp) {
+                XLogRecord r = reader.next();
+                if (r != null) {
+                    batch.add(id, r);
+                    n++;
+                    continue;
+                }
+                ByteBuffer data = stream.readPending();
+                if (data == null) {
+                    if (n > 0 || System.nanoTime() > deadline) {
+                        break;
+                    }
+                    reportConfirmed();
+                    Thread.sleep(IDLE_SLEEP_MS);
+                    continue;
+                }
+                // pgjdbc reports the end of a physical XLogData message; the payload ends there.
+                long end = stream.getLastReceiveLSN().asLong();
+                reader.feed(end - data.remaining(), data);
+                feedback.receivedLsn = end;
+            }
+            wakeUp = false;
+            return batch.build();
+        } catch (SQLException e) {
+            throw new IOException("replication stream of slot " + options.slotName() + " failed at "
+                    + Lsn.format(reader == null ? Lsn.INVALID : reader.feedLsn()) + ": " + e.getMessage(), e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return batch.build();
+        }
+    }
+
+    private void start() throws SQLException {
+        WalFormat format;
+        int segmentSize;
+        long restartLsn;
+        try (Connection sql = pg.openSql()) {
+            format = WalFormat.forServerVersionNum(intQuery(sql, "SHOW server_version_num"));
+            segmentSize = intQuery(sql, "SELECT setting::int * CASE unit WHEN 'B' THEN 1 WHEN 'kB' THEN 1024"
+                    + " WHEN 'MB' THEN 1048576 END FROM pg_settings WHERE name = 'wal_segment_size'");
+            restartLsn = ensureSlot(sql);
+        }
+        replicationConnection = pg.openReplication();
+        int timeline = identifyTimeline(replicationConnection);
+        if (split.timeline() != 0 && split.timeline() != timeline) {
+            throw new WalDecodeException(WalDecodeException.Kind.TIMELINE_CHANGE, split.resumeLsn(),
+                    "checkpoint was taken on timeline " + split.timeline() + " but the server is on timeline "
+                            + timeline + "; following a timeline switch is not supported yet");
+        }
+        long start = split.resumeLsn();
+        if (start == Lsn.INVALID) {
+            start = restartLsn;
+        } else if (Long.compareUnsigned(start, restartLsn) < 0) {
+            throw new IllegalStateException("slot " + options.slotName() + " was advanced to " + Lsn.format(restartLsn)
+                    + " past this restore's position " + Lsn.format(start) + ": the WAL this checkpoint needs may be gone"
+                    + " (restoring an older checkpoint or savepoint than the slot has confirmed?)");
+        }
+        feedback.timeline = timeline;
+        reader = new XLogStreamReader(format, segmentSize, start, split.lastRecordLsn(), false);
+        stream = replicationConnection.unwrap(PGConnection.class).getReplicationAPI().replicationStream().physical()
+                .withSlotName(options.slotName())
+                .withStartPosition(LogSequenceNumber.valueOf(start))
+                .withStatusInterval(options.statusIntervalMs(), TimeUnit.MILLISECONDS)
+                .withAutomaticFlush(false)
+                .start();
+        LOG.info("streaming WAL from slot {} at {} (timeline {}, PostgreSQL {}, segment size {})",
+                options.slotName(), Lsn.format(start), timeline, format.major, segmentSize);
+    }
+
+    /** Returns the slot's restart_lsn, creating the slot with reserved WAL if allowed and missing. */
+    private long ensureSlot(Connection sql) throws SQLException {
+        try (PreparedStatement ps = sql.prepareStatement(
+                "SELECT slot_type, restart_lsn::text FROM pg_replication_slots WHERE slot_name = ?")) {
+            ps.setString(1, options.slotName());
+            try (ResultSet rs = ps.executeQuery()) {
+                if (rs.next()) {
+                    if (!"physical".equals(rs.getString(1))) {
+                        throw new IllegalStateException("slot " + options.slotName() + " is a " + rs.getString(1)
+                                + " slot; walshadow needs a physical slot");
+                    }
+                    String restart = rs.getString(2);
+                    if (restart == null) {
+                        throw new IllegalStateException("physical slot " + options.slotName() + " has no reserved WAL"
+                                + " (restart_lsn is NULL); create it with pg_create_physical_replication_slot(name, true)");
+                    }
+                    return Lsn.parse(restart);
+                }
+            }
+        }
+        if (!options.createSlot()) {
+            throw new IllegalStateException("physical replication slot " + options.slotName() + " does not exist"
+                    + " and slot creation is disabled");
+        }
+        try (PreparedStatement ps = sql.prepareStatement(
+                "SELECT lsn::text FROM pg_create_physical_replication_slot(?, true)")) {
+            ps.setString(1, options.slotName());
+            try (ResultSet rs = ps.executeQuery()) {
+                rs.next();
+                long lsn = Lsn.parse(rs.getString(1));
+                LOG.info("created physical replication slot {} reserving WAL from {}", options.slotName(), Lsn.format(lsn));
+                return lsn;
+            }
+        }
+    }
+
+    private static int identifyTimeline(Connection replication) throws SQLException {
+        try (Statement st = replication.createStatement(); ResultSet rs = st.executeQuery("IDENTIFY_SYSTEM")) {
+            rs.next();
+            return rs.getInt("timeline");
+        }
+    }
+
+    private static int intQuery(Connection c, String sql) throws SQLException {
+        try (Statement st = c.createStatement(); ResultSet rs = st.executeQuery(sql)) {
+            rs.next();
+            return rs.getInt(1);
+        }
+    }
+
+    /** Sends the confirmed position when a checkpoint completed since the last report. */
+    private void reportConfirmed() throws SQLException {
+        long confirmed = feedback.confirmed();
+        if (confirmed != Lsn.INVALID && confirmed != feedback.reportedLsn) {
+            LogSequenceNumber lsn = LogSequenceNumber.valueOf(confirmed);
+            stream.setFlushedLSN(lsn);
+            stream.setAppliedLSN(lsn);
+            stream.forceUpdateStatus();
+            feedback.reportedLsn = confirmed;
+            LOG.debug("confirmed {} to slot {}", Lsn.format(confirmed), options.slotName());
+        }
+    }
+
+    @Override
+    public void handleSplitsChanges(SplitsChange<WalSplit> change) {
+        if (!(change instanceof SplitsAddition)) {
+            throw new UnsupportedOperationException("unsupported split change " + change);
+        }
+        for (WalSplit s : change.splits()) {
+            if (split != null) {
+                throw new IllegalStateException("a WAL reader takes one slot; got " + s + " while reading " + split);
+            }
+            split = s;
+        }
+    }
+
+    @Override
+    public void wakeUp() {
+        wakeUp = true;
+    }
+
+    @Override
+    public void close() throws Exception {
+        try {
+            if (stream != null && !stream.isClosed()) {
+                stream.close();
+            }
+        } catch (SQLException e) {
+            LOG.debug("closing replication stream", e);
+        } finally {
+            if (replicationConnection != null) {
+                replicationConnection.close();
+            }
+        }
+    }
+}

@@ -1,0 +1,73 @@
+package io.walshadow.state;
+
+import java.util.Objects;
+import org.apache.flink.api.common.serialization.SerializerConfig;
+import org.apache.flink.api.common.typeinfo.TypeInformation;
+import org.apache.flink.api.common.typeutils.TypeSerializer;
+
+/** TypeInformation for a type with a hand-written serializer, so Flink never falls back to Kryo for it. */
+public final class SerializerTypeInfo<T> extends TypeInformation<T> {
+    private final Class<T> type;
+    private final TypeSerializer<T> serializer;
+
+    public SerializerTypeInfo(Class<T> type, TypeSerializer<T> serializer) {
+        this.type = type;
+        this.serializer = serializer;
+    }
+
+    @Override
+    public boolean isBasicType() {
+        return false;
+    }
+
+    @Override
+    public boolean isTupleType() {
+        return false;
+    }
+
+    @Override
+    public int getArity() {
+        return 1;
+    }
+
+    @Override
+    public int getTotalFields() {
+        return 1;
+    }
+
+    @Override
+    public Class<T> getTypeClass() {
+        return type;
+    }
+
+    @Override
+    public boolean isKeyType() {
+        return false;
+    }
+
+    @Override
+    public TypeSerializer<T> createSerializer(SerializerConfig config) {
+        return serializer.duplicate();
+    }
+
+    @Override
+    public String toString() {
+        return "SerializerTypeInfo<" + type.getSimpleName() + ">";
+    }
+
+    @Override
+    public boolean equals(Object o) {
+        return o instanceof SerializerTypeInfo<?> other && other.type == type
+                && other.serializer.getClass() == serializer.getClass();
+    }
+
+    @Override
+    public int hashCode() {
+        return Objects.hash(type, serializer.getClass());
+    }
+
+    @Override
+    public boolean canEqual(Object o) {
+        return o instanceof SerializerTypeInfo;
+    }
+}
