@@ -171,10 +171,20 @@ ch_os_user() {
   fi
 }
 
+check_state_dir() {
+  # The postgres user must reach its data dir: check the deepest existing ancestor before
+  # creating anything (e.g. a state dir under /root cannot work).
+  [[ $STATE == /* ]] || die "WALSHADOW_STATE_DIR must be an absolute path (got '$STATE')"
+  local probe=$STATE
+  while [[ ! -d $probe ]]; do probe=$(dirname "$probe"); done
+  runuser -u "$PG_OS_USER" -- test -x "$probe" ||
+    die "the $PG_OS_USER user cannot traverse $probe; set WALSHADOW_STATE_DIR to a path it can reach, e.g. /var/lib/walshadow-dev"
+}
+
 ensure_dirs() {
   install -d -m 755 "$STATE" "$STATE/pg" "$STATE/ch" "$STATE/logs"
   runuser -u "$PG_OS_USER" -- test -x "$STATE/pg" ||
-    die "the $PG_OS_USER user cannot traverse $STATE (a parent directory is not world-executable); set WALSHADOW_STATE_DIR elsewhere, e.g. /var/lib/walshadow-dev"
+    die "the $PG_OS_USER user cannot traverse $STATE; set WALSHADOW_STATE_DIR to a path it can reach, e.g. /var/lib/walshadow-dev"
   install -d -m 700 -o "$PG_OS_USER" -g "$PG_OS_USER" "$PG_DATA"
   install -d -m 755 -o "$PG_OS_USER" -g "$PG_OS_USER" "$PG_SOCK" "$STATE/logs/pg"
   local chu chg
@@ -282,19 +292,21 @@ pg_start() {
       die "port 127.0.0.1:$PG_PORT is already in use by another process; set WALSHADOW_PG_PORT"
     fi
     log "starting PostgreSQL on 127.0.0.1:$PG_PORT"
-    if ! as_pg "$PG_BIN/pg_ctl" -D "$PG_DATA" -l "$PG_LOG" -w -t "$START_TIMEOUT" start >/dev/null; then
+    # 9>&-: the server must not inherit (and so hold) the stack.sh lock.
+    if ! as_pg "$PG_BIN/pg_ctl" -D "$PG_DATA" -l "$PG_LOG" -w -t "$START_TIMEOUT" start >/dev/null 9>&-; then
       pg_log_tail
       die "PostgreSQL failed to start (log: $PG_LOG)"
     fi
   fi
-  local i
+  local i ready=0
   for ((i = 0; i < START_TIMEOUT * 5; i++)); do
-    if "$PG_BIN/pg_isready" -q -h 127.0.0.1 -p "$PG_PORT" -d postgres -t 2; then
+    if "$PG_BIN/pg_isready" -q -h 127.0.0.1 -p "$PG_PORT" -U "$PG_ROLE" -d postgres -t 2; then
+      ready=1
       break
     fi
     sleep 0.2
   done
-  if ! "$PG_BIN/pg_isready" -q -h 127.0.0.1 -p "$PG_PORT" -d postgres -t 2; then
+  if [[ $ready -ne 1 ]]; then
     pg_log_tail
     die "PostgreSQL is running but does not answer on 127.0.0.1:$PG_PORT (running with another port? try '$0 stop' then start)"
   fi
@@ -309,9 +321,11 @@ pg_ensure_objects() {
   ensure_secret pg_password
   local pw
   pw=$(read_secret pg_password)
-  local exists
-  exists=$(pg_admin_psql -tA -c "SELECT count(*) FROM pg_roles WHERE rolname = '$PG_ROLE'")
-  if [[ $exists == 0 ]]; then
+  local counts role_exists db_exists
+  counts=$(pg_admin_psql -tA -F ' ' -c "SELECT (SELECT count(*) FROM pg_roles WHERE rolname = '$PG_ROLE'),
+                                               (SELECT count(*) FROM pg_database WHERE datname = '$PG_DB')")
+  read -r role_exists db_exists <<<"$counts"
+  if [[ $role_exists == 0 ]]; then
     log "creating role $PG_ROLE"
     # SQL on stdin so the password does not show up in the process list.
     printf "CREATE ROLE %s LOGIN SUPERUSER REPLICATION PASSWORD '%s';\n" "$PG_ROLE" "$pw" | pg_admin_psql -f - ||
@@ -322,8 +336,7 @@ pg_ensure_objects() {
     printf "ALTER ROLE %s LOGIN SUPERUSER REPLICATION PASSWORD '%s';\n" "$PG_ROLE" "$pw" | pg_admin_psql -f - ||
       die "could not alter role $PG_ROLE"
   fi
-  exists=$(pg_admin_psql -tA -c "SELECT count(*) FROM pg_database WHERE datname = '$PG_DB'")
-  if [[ $exists == 0 ]]; then
+  if [[ $db_exists == 0 ]]; then
     log "creating database $PG_DB"
     pg_admin_psql -c "CREATE DATABASE $PG_DB OWNER $PG_ROLE" || die "could not create database $PG_DB"
   fi
@@ -497,13 +510,16 @@ ch_start() {
     # setsid: own session, so a Ctrl-C in the calling terminal does not stop the server.
     # setsid and setpriv exec in place, so $! is the server's pid.
     (cd "$CH_DATA" && exec setsid "${run_as[@]}" "$CH_SERVER_BIN" --config-file="$CH_ETC/config.xml") \
-      </dev/null >>"$CH_LOGDIR/stdout.log" 2>&1 &
+      </dev/null >>"$CH_LOGDIR/stdout.log" 2>&1 9>&- &
     pid=$!
     printf '%s\n' "$pid" >"$CH_PIDFILE"
   fi
-  local i
+  local i ready=0
   for ((i = 0; i < START_TIMEOUT * 5; i++)); do
-    ch_ping && break
+    if ch_ping; then
+      ready=1
+      break
+    fi
     if ! kill -0 "$pid" 2>/dev/null; then
       ch_log_tail
       rm -f "$CH_PIDFILE"
@@ -511,12 +527,16 @@ ch_start() {
     fi
     sleep 0.2
   done
-  if ! ch_ping; then
+  if [[ $ready -ne 1 ]]; then
     ch_log_tail
     die "ClickHouse does not answer GET http://127.0.0.1:$CH_HTTP_PORT/ping after ${START_TIMEOUT}s (running with another port? try '$0 stop' then start)"
   fi
-  clickhouse-client --host 127.0.0.1 --port "$CH_TCP_PORT" -q "CREATE DATABASE IF NOT EXISTS $CH_DB" ||
-    die "could not create ClickHouse database $CH_DB"
+  # As the password-less admin user `default` (loopback only); HTTP is faster than clickhouse-client.
+  local out rc=0
+  out=$(curl -sS -m 30 "http://127.0.0.1:$CH_HTTP_PORT/" --data-binary "CREATE DATABASE IF NOT EXISTS $CH_DB" 2>&1) || rc=$?
+  if [[ $rc -ne 0 || -n $out ]]; then
+    die "could not create ClickHouse database $CH_DB: $out"
+  fi
 }
 
 ch_stop() {
@@ -558,6 +578,7 @@ cmd_start() {
   if [[ -n $(missing_packages) ]]; then
     cmd_install
   fi
+  check_state_dir
   with_lock
   ensure_dirs
   pg_start
@@ -582,7 +603,7 @@ cmd_status() {
   if [[ ! -x $PG_BIN/pg_ctl ]]; then
     printf 'postgresql: not installed\n'; rc=3
   elif pg_running; then
-    if "$PG_BIN/pg_isready" -q -h 127.0.0.1 -p "$PG_PORT" -t 2; then
+    if "$PG_BIN/pg_isready" -q -h 127.0.0.1 -p "$PG_PORT" -U "$PG_ROLE" -d postgres -t 2; then
       printf 'postgresql: running, accepting connections on 127.0.0.1:%s (data %s)\n' "$PG_PORT" "$PG_DATA"
     else
       printf 'postgresql: running but not answering on 127.0.0.1:%s (data %s)\n' "$PG_PORT" "$PG_DATA"; rc=3
@@ -622,7 +643,8 @@ cmd_env() {
     WALSHADOW_CH_URL "http://127.0.0.1:$CH_HTTP_PORT" \
     WALSHADOW_CH_USER "$CH_APP_USER" \
     WALSHADOW_CH_PASSWORD "$chpw" \
-    WALSHADOW_CH_DATABASE "$CH_DB"
+    WALSHADOW_CH_DATABASE "$CH_DB" \
+    WALSHADOW_STATE_DIR "$STATE"
 }
 
 cmd_psql() {
@@ -643,12 +665,14 @@ cmd_reset() {
     cmd_stop
     log "deleting data, logs and secrets under $STATE"
     rm -rf -- "$STATE/pg" "$STATE/ch" "$STATE/logs" "$STATE/secrets"
+    rm -f -- "$STATE/.stack.lock"
+    rmdir -- "$STATE" 2>/dev/null || log "kept $STATE (it holds other files)"
   fi
   log "reset done"
 }
 
 usage() {
-  sed -n '2,10s/^# \{0,1\}//p' "$0" >&2
+  sed -n '2,11s/^# \{0,1\}//p' "$0" >&2
   exit 2
 }
 

@@ -220,16 +220,10 @@ final class WalSplitReader implements SplitReader<XLogRecord, WalSplit> {
 
     @Override
     public void close() throws Exception {
-        try {
-            if (stream != null && !stream.isClosed()) {
-                stream.close();
-            }
-        } catch (SQLException e) {
-            LOG.debug("closing replication stream", e);
-        } finally {
-            if (replicationConnection != null) {
-                replicationConnection.close();
-            }
+        // Closing the socket is enough to end the walsender; PGReplicationStream.close() would first wait for
+        // the server to drain the copy stream, which can stall a cancelling task.
+        if (replicationConnection != null) {
+            replicationConnection.close();
         }
     }
 }

@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# The project's whole test suite: start the local PostgreSQL + ClickHouse stack, export its
+# connection settings (WALSHADOW_*), run `mvn -B verify` from the repo root with any extra
+# arguments, and exit with Maven's status. The servers are left running afterwards
+# (`deploy/local/stack.sh stop` stops them).
+set -euo pipefail
+
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+ROOT=$(cd "$HERE/../.." && pwd)
+STACK=$HERE/stack.sh
+
+log() { printf '[test] %s\n' "$*" >&2; }
+die() { printf '[test] ERROR: %s\n' "$*" >&2; exit 1; }
+
+# JDK 17 + Maven from Debian when missing.
+if ! command -v mvn >/dev/null 2>&1 || ! command -v javac >/dev/null 2>&1; then
+  [[ $(id -u) -eq 0 ]] || die "mvn/javac missing and not root: install maven and openjdk-17-jdk-headless"
+  log "installing maven and openjdk-17-jdk-headless"
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get -o DPkg::Lock::Timeout=300 update -q >/dev/null || die "apt-get update failed"
+  apt-get -o DPkg::Lock::Timeout=300 install -y -q --no-install-recommends maven openjdk-17-jdk-headless ||
+    die "could not install maven / openjdk-17-jdk-headless"
+fi
+
+bash "$STACK" start || die "local stack failed to start (see messages above)"
+# Captured first so that a failing `env` stops the run instead of eval-ing nothing.
+stack_env=$(bash "$STACK" env) || die "stack.sh env failed"
+eval "$stack_env"
+
+cd "$ROOT"
+log "mvn -B verify $*  (in $ROOT)"
+rc=0
+mvn -B verify "$@" || rc=$?
+log "mvn exited $rc"
+exit "$rc"
