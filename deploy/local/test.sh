@@ -12,15 +12,8 @@ STACK=$HERE/stack.sh
 log() { printf '[test] %s\n' "$*" >&2; }
 die() { printf '[test] ERROR: %s\n' "$*" >&2; exit 1; }
 
-# JDK 17 + Maven from Debian when missing.
-if ! command -v mvn >/dev/null 2>&1 || ! command -v javac >/dev/null 2>&1; then
-  [[ $(id -u) -eq 0 ]] || die "mvn/javac missing and not root: install maven and openjdk-17-jdk-headless"
-  log "installing maven and openjdk-17-jdk-headless"
-  export DEBIAN_FRONTEND=noninteractive
-  apt-get -o DPkg::Lock::Timeout=300 update -q >/dev/null || die "apt-get update failed"
-  apt-get -o DPkg::Lock::Timeout=300 install -y -q --no-install-recommends maven openjdk-17-jdk-headless ||
-    die "could not install maven / openjdk-17-jdk-headless"
-fi
+# shellcheck source=toolchain.sh
+source "$HERE/toolchain.sh"
 
 bash "$STACK" start || die "local stack failed to start (see messages above)"
 # Captured first so that a failing `env` stops the run instead of eval-ing nothing.

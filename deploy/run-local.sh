@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# The embedded default: start the local PostgreSQL 15 + ClickHouse (deploy/local/stack.sh), run a demo workload,
+# and run the job in a local Flink MiniCluster (RocksDB state, checkpoints under the stack's state directory)
+# against it. Stop with Ctrl-C. Extra arguments go to the job (see docs/configuration.md).
+set -euo pipefail
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+ROOT=$(cd "$HERE/.." && pwd)
+# shellcheck source=local/toolchain.sh
+source "$HERE/local/toolchain.sh"
+
+bash "$HERE/local/stack.sh" start
+eval "$(bash "$HERE/local/stack.sh" env)"
+SLOT=${WALSHADOW_DEMO_SLOT:-walshadow_demo}
+
+echo "[run] building (mvn install -DskipTests)" >&2
+(cd "$ROOT" && mvn -B -q install -DskipTests)
+
+bash "$HERE/local/demo-workload.sh" &
+workload=$!
+cleanup() {
+  kill "$workload" 2>/dev/null || true
+  # The demo's slot would keep WAL forever once nobody reads it; a real deployment keeps its slot.
+  PGPASSWORD=$WALSHADOW_PG_PASSWORD "$WALSHADOW_PG_BIN/psql" -X -q -h "$WALSHADOW_PG_HOST" -p "$WALSHADOW_PG_PORT" \
+    -U "$WALSHADOW_PG_USER" -d "$WALSHADOW_PG_DATABASE" \
+    -c "SELECT pg_drop_replication_slot('$SLOT') FROM pg_replication_slots WHERE slot_name = '$SLOT' AND NOT active" \
+    >/dev/null 2>&1 || true
+}
+trap cleanup EXIT
+
+echo "[run] job: slot $SLOT on $WALSHADOW_PG_HOST:$WALSHADOW_PG_PORT/$WALSHADOW_PG_DATABASE (Ctrl-C stops)" >&2
+cd "$ROOT/job"
+mvn -B -q exec:exec -Dexec.executable=java -Dexec.classpathScope=compile \
+  -Dexec.args="-Dlog4j.configurationFile=$HERE/local/log4j2-local.properties -cp %classpath io.walshadow.job.WalshadowJob \
+    --pg.host $WALSHADOW_PG_HOST --pg.port $WALSHADOW_PG_PORT --pg.database $WALSHADOW_PG_DATABASE \
+    --pg.user $WALSHADOW_PG_USER --pg.sslmode disable --slot $SLOT \
+    --checkpoint.dir file://$WALSHADOW_STATE_DIR/demo-checkpoints $*"

@@ -1,0 +1,74 @@
+package io.walshadow.job;
+
+import io.walshadow.pg.PgConnectionConfig;
+import io.walshadow.source.WalSourceOptions;
+import java.time.Duration;
+import java.util.Map;
+import org.apache.flink.util.ParameterTool;
+
+/**
+ * The job's settings, from {@code --key value} arguments. Secrets come from the environment only (never from
+ * arguments, which show up in process lists and Flink's web UI): {@code WALSHADOW_PG_PASSWORD}.
+ *
+ * <p>A missing or malformed setting fails at submission with an {@link IllegalArgumentException} naming the key.
+ */
+public record JobConfig(PgConnectionConfig pg, WalSourceOptions source, Duration checkpointInterval,
+                        String checkpointDir, Duration progressInterval) {
+
+    public static final String PG_PASSWORD_ENV = "WALSHADOW_PG_PASSWORD";
+
+    public static JobConfig from(String[] args, Map<String, String> env) {
+        ParameterTool p = ParameterTool.fromArgs(args);
+        String password = env.get(PG_PASSWORD_ENV);
+        PgConnectionConfig pg = new PgConnectionConfig(
+                required(p, "pg.host"),
+                intValue(p, "pg.port", 5432),
+                required(p, "pg.database"),
+                required(p, "pg.user"),
+                password,
+                p.get("pg.sslmode", "prefer"),
+                p.get("pg.sslrootcert", null));
+        WalSourceOptions source;
+        try {
+            source = new WalSourceOptions(p.get("slot", "walshadow"), Boolean.parseBoolean(p.get("slot.create", "true")),
+                    intValue(p, "status.interval.ms", 10_000), intValue(p, "fetch.max.records", 4096));
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("invalid source setting (slot / status.interval.ms / fetch.max.records): "
+                    + e.getMessage(), e);
+        }
+        return new JobConfig(pg, source, duration(p, "checkpoint.interval", Duration.ofSeconds(10)),
+                p.get("checkpoint.dir", null), duration(p, "progress.interval", Duration.ofSeconds(5)));
+    }
+
+    private static String required(ParameterTool p, String key) {
+        String v = p.get(key);
+        if (v == null || v.isBlank()) {
+            throw new IllegalArgumentException("missing required setting --" + key);
+        }
+        return v;
+    }
+
+    private static int intValue(ParameterTool p, String key, int dflt) {
+        String v = p.get(key);
+        if (v == null) {
+            return dflt;
+        }
+        try {
+            return Integer.parseInt(v.trim());
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException("setting --" + key + " must be an integer, got '" + v + "'");
+        }
+    }
+
+    private static Duration duration(ParameterTool p, String key, Duration dflt) {
+        String v = p.get(key);
+        if (v == null) {
+            return dflt;
+        }
+        try {
+            return Duration.parse("PT" + v.trim().toUpperCase());
+        } catch (RuntimeException e) {
+            throw new IllegalArgumentException("setting --" + key + " must be a duration like 10s, 500ms or 2m, got '" + v + "'");
+        }
+    }
+}

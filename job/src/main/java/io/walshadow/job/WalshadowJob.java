@@ -1,0 +1,49 @@
+package io.walshadow.job;
+
+import io.walshadow.source.WalSource;
+import org.apache.flink.api.common.eventtime.WatermarkStrategy;
+import org.apache.flink.configuration.CheckpointingOptions;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.ExternalizedCheckpointRetention;
+import org.apache.flink.configuration.StateBackendOptions;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.streaming.api.functions.sink.v2.DiscardingSink;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Entry point. Submitted to a cluster ({@code flink run}) it uses the cluster's configuration; started from a
+ * plain JVM it runs in an embedded MiniCluster with RocksDB state and file checkpoints.
+ */
+public final class WalshadowJob {
+    private static final Logger LOG = LoggerFactory.getLogger(WalshadowJob.class);
+
+    /** Operator uids: stable across builds, so savepoints restore into later versions. */
+    static final String UID_SOURCE = "wal-source";
+    static final String UID_PROGRESS = "wal-progress";
+
+    private WalshadowJob() {}
+
+    public static void main(String[] args) throws Exception {
+        JobConfig config = JobConfig.from(args, System.getenv());
+        LOG.info("walshadow: source {}, slot {}", config.pg(), config.source().slotName());
+        Configuration flink = new Configuration();
+        flink.set(StateBackendOptions.STATE_BACKEND, "rocksdb");
+        flink.set(CheckpointingOptions.CHECKPOINTING_INTERVAL, config.checkpointInterval());
+        flink.set(CheckpointingOptions.EXTERNALIZED_CHECKPOINT_RETENTION, ExternalizedCheckpointRetention.RETAIN_ON_CANCELLATION);
+        if (config.checkpointDir() != null) {
+            flink.set(CheckpointingOptions.CHECKPOINTS_DIRECTORY, config.checkpointDir());
+        }
+        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(flink);
+        build(env, config);
+        env.execute("walshadow " + config.pg().database() + " via slot " + config.source().slotName());
+    }
+
+    static void build(StreamExecutionEnvironment env, JobConfig config) {
+        env.fromSource(new WalSource(config.pg(), config.source()), WatermarkStrategy.noWatermarks(), "WAL source")
+                .uid(UID_SOURCE).setParallelism(1)
+                .flatMap(new WalProgressLogger(config.progressInterval().toMillis())).uid(UID_PROGRESS).setParallelism(1)
+                .name("WAL progress")
+                .sinkTo(new DiscardingSink<>()).setParallelism(1);
+    }
+}
