@@ -5,6 +5,7 @@ import io.walshadow.source.WalSourceOptions;
 import java.time.Duration;
 import java.util.Map;
 import org.apache.flink.util.ParameterTool;
+import org.apache.flink.util.TimeUtils;
 
 /**
  * The job's settings, from {@code --key value} arguments. Secrets come from the environment only (never from
@@ -66,7 +67,7 @@ public record JobConfig(PgConnectionConfig pg, WalSourceOptions source, Duration
             return dflt;
         }
         try {
-            return Duration.parse("PT" + v.trim().toUpperCase());
+            return TimeUtils.parseDuration(v.trim());
         } catch (RuntimeException e) {
             throw new IllegalArgumentException("setting --" + key + " must be a duration like 10s, 500ms or 2m, got '" + v + "'");
         }

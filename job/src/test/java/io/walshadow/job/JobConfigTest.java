@@ -1,0 +1,52 @@
+package io.walshadow.job;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.time.Duration;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+class JobConfigTest {
+    private static final String[] MINIMAL = {"--pg.host", "db.example", "--pg.database", "app", "--pg.user", "repl"};
+
+    @Test
+    void missingRequiredSettingNamesTheKey() {
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> JobConfig.from(new String[] {"--pg.host", "h", "--pg.user", "u"}, Map.of()));
+        assertTrue(e.getMessage().contains("pg.database"), e.getMessage());
+    }
+
+    @Test
+    void malformedValuesNameTheKey() {
+        IllegalArgumentException port = assertThrows(IllegalArgumentException.class,
+                () -> JobConfig.from(concat(MINIMAL, "--pg.port", "54x"), Map.of()));
+        assertTrue(port.getMessage().contains("pg.port"), port.getMessage());
+        IllegalArgumentException interval = assertThrows(IllegalArgumentException.class,
+                () -> JobConfig.from(concat(MINIMAL, "--checkpoint.interval", "soon"), Map.of()));
+        assertTrue(interval.getMessage().contains("checkpoint.interval"), interval.getMessage());
+        IllegalArgumentException slot = assertThrows(IllegalArgumentException.class,
+                () -> JobConfig.from(concat(MINIMAL, "--slot", "Bad-Name"), Map.of()));
+        assertTrue(slot.getMessage().contains("slot"), slot.getMessage());
+    }
+
+    @Test
+    void defaultsAndPasswordFromEnvironmentOnly() {
+        JobConfig c = JobConfig.from(concat(MINIMAL, "--checkpoint.interval", "500ms"),
+                Map.of(JobConfig.PG_PASSWORD_ENV, "s3cret"));
+        assertEquals(5432, c.pg().port());
+        assertEquals("walshadow", c.source().slotName());
+        assertEquals(Duration.ofMillis(500), c.checkpointInterval());
+        assertFalse(c.pg().toString().contains("s3cret"), "password must not appear in logs: " + c.pg());
+        assertTrue(c.pg().toString().contains("******"));
+    }
+
+    private static String[] concat(String[] a, String... b) {
+        String[] out = new String[a.length + b.length];
+        System.arraycopy(a, 0, out, 0, a.length);
+        System.arraycopy(b, 0, out, a.length, b.length);
+        return out;
+    }
+}
