@@ -66,7 +66,11 @@ public final class XLogRecord {
         return lsn;
     }
 
-    /** First byte after the record (EndRecPtr): where reading resumes, before MAXALIGN and page headers. */
+    /**
+     * Where the next record may start (EndRecPtr, as xlogreader.c sets it): the first byte after the record,
+     * MAXALIGNed; after an XLOG_SWITCH record, the start of the next segment. A page header that follows is not
+     * skipped, so this may be a page boundary.
+     */
     public long endLsn() {
         return endLsn;
     }
@@ -156,6 +160,8 @@ public final class XLogRecord {
     }
 
     static ByteBuffer view(byte[] bytes, int offset, int length) {
-        return ByteBuffer.wrap(bytes, offset, length).slice().order(ByteOrder.LITTLE_ENDIAN).asReadOnlyBuffer();
+        // order() must come last: asReadOnlyBuffer(), like slice() and duplicate(), returns a BIG_ENDIAN buffer
+        // whatever the source's order, which made getShort/getInt on main and block data byte-swapped.
+        return ByteBuffer.wrap(bytes, offset, length).slice().asReadOnlyBuffer().order(ByteOrder.LITTLE_ENDIAN);
     }
 }
