@@ -1,0 +1,18 @@
+package io.walshadow.change;
+
+import io.walshadow.wal.Lsn;
+
+/** A column value that could not be decoded: names the record, relation, column and type at fault. */
+public final class ColumnDecodeException extends RuntimeException {
+    private final long lsn;
+
+    public ColumnDecodeException(long lsn, String relation, String column, int typeOid, Throwable cause) {
+        super("cannot decode column " + relation + "." + column + " (type oid " + Integer.toUnsignedString(typeOid)
+                + ") at " + Lsn.format(lsn) + ": " + cause.getMessage(), cause);
+        this.lsn = lsn;
+    }
+
+    public long lsn() {
+        return lsn;
+    }
+}
