@@ -1,0 +1,16 @@
+package io.walshadow.catalog;
+
+import java.sql.SQLException;
+import java.util.Set;
+
+/** Reads the live catalog. {@link CatalogLoader} is the SQL implementation; tests fake it. */
+public interface CatalogSource {
+
+    /**
+     * Reads, in one snapshot: the heap relations (relkind {@code r}, {@code t}) among {@code relOids}, whatever the
+     * filter says of them (oids that are gone, or are not heap relations, are simply absent); when
+     * {@code allIncluded}, every relation the filter includes as well; and the TOAST tables of every included
+     * relation returned.
+     */
+    CatalogSnapshot load(Set<Integer> relOids, boolean allIncluded) throws SQLException;
+}

@@ -1,0 +1,383 @@
+package io.walshadow.catalog;
+
+import io.walshadow.catalog.DescriptorHistory.Version;
+import io.walshadow.catalog.Lookup.NotCoveredReason;
+import io.walshadow.catalog.RelationResolver.Ambiguous;
+import io.walshadow.catalog.RelationResolver.Boundary;
+import io.walshadow.catalog.RelationResolver.NotLogged;
+import io.walshadow.catalog.RelationResolver.Present;
+import io.walshadow.catalog.RelationResolver.Resolution;
+import io.walshadow.wal.Lsn;
+import io.walshadow.wal.RelFileLocator;
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.function.IntPredicate;
+
+/**
+ * Keeps a {@link DescriptorHistory} current at transaction boundaries, from the live catalog.
+ *
+ * <p>Call, in WAL order: {@link #onCommit} for every commit record (of every database; it is cheap when there is
+ * nothing to refresh) and {@link #onRunningXacts} for every {@code XLOG_RUNNING_XACTS} record, before any later
+ * record is looked up. A commit refreshes the relations it invalidates, the relations whose storage it drops, and
+ * the relations waiting for its xid (see below); the refresh reads one snapshot of the live catalog
+ * ({@link CatalogSource}) and the new versions start at the commit's LSN. Records of the committing transaction
+ * that were deferred to its commit (relfilenodes it created: CREATE TABLE + COPY, TRUNCATE + INSERT, rewrites)
+ * then resolve with {@code history().lookup(locator, commitLsn)}.
+ *
+ * <p><b>The live catalog may be ahead.</b> When the job lags, the catalog read at commit C can already hold DDL of
+ * later transactions. Each catalog row the descriptor is built from carries its xmin; a row is visible at C when
+ * its xmin is C's xid or one of its subxids, a commit the stream has already passed, precedes the horizon, or is
+ * frozen ({@link XidVisibility}). {@link RelationResolver} derives the descriptor at C from the visible rows
+ * where that is exact (e.g. columns added later are left out) and otherwise marks the relation AMBIGUOUS from C:
+ * lookups there fail closed with {@link CatalogAheadException}. Relations with invisible rows wait for those
+ * xids: when the stream reaches their commits (or the horizon passes them) they are refreshed again. Counted as
+ * {@code catalog_ahead_detected}, {@code _exact}, {@code _ambiguous}.
+ *
+ * <p><b>The live catalog may be behind</b> (a lagging standby, or the commit's backend still in the proc array):
+ * the load is retried a few times, then {@link CatalogBehindException}.
+ *
+ * <p>A boundary is applied atomically: the load happens before anything changes, so a failed call (SQLException)
+ * can be repeated. Boundaries at or before the last one applied are ignored (WAL re-read after a restart). Not
+ * thread-safe.
+ */
+public final class CatalogTracker {
+    private final CatalogFilter filter;
+    private final CatalogSource source;
+    private final DescriptorHistory history;
+    private final CatalogCounters counters = new CatalogCounters();
+    private int behindRetries = 50;
+    private long behindRetrySleepMillis = 20;
+
+    private CatalogTracker(CatalogFilter filter, CatalogSource source, DescriptorHistory history) {
+        this.filter = filter;
+        this.source = source;
+        this.history = history;
+    }
+
+    /**
+     * Starts a history from the live catalog.
+     *
+     * @param startLsn where the stream starts: the first LSN the history answers for. Must not be past the load's
+     *     snapshot (commits in between would be missed); commits between them are re-applied from the stream.
+     * @param horizonXid every xid preceding it had completed by {@code startLsn}: e.g. the
+     *     {@code oldestRunningXid} of an {@code XLOG_RUNNING_XACTS} record at or before {@code startLsn}, or
+     *     {@code pg_snapshot_xmin(pg_current_snapshot())} taken before {@code startLsn} was read from
+     *     {@code pg_current_wal_insert_lsn()}. Catalog rows of later xids are treated as not yet reached, so
+     *     their relations stay exact-or-ambiguous until the stream passes their commits.
+     */
+    public static CatalogTracker seed(CatalogFilter filter, CatalogSource source, long startLsn, int horizonXid)
+            throws SQLException {
+        long h = Integer.toUnsignedLong(horizonXid);
+        return seed(filter, source, startLsn, new CatalogSnapshot.Xids(h, h, new long[0]));
+    }
+
+    /**
+     * Starts a history from the live catalog, with what was complete at the start given as a snapshot: the most
+     * precise form. Take {@code pg_current_snapshot()}, then read {@code pg_current_wal_insert_lsn()} as
+     * {@code startLsn}: every xid the snapshot shows as complete committed (or aborted) before {@code startLsn}.
+     */
+    public static CatalogTracker seed(CatalogFilter filter, CatalogSource source, long startLsn,
+                                      CatalogSnapshot.Xids startSnapshot) throws SQLException {
+        CatalogSnapshot snap = source.load(Set.of(), true);
+        if (snap.lsn() != Lsn.INVALID && Long.compareUnsigned(snap.lsn(), startLsn) < 0) {
+            throw new IllegalArgumentException("the catalog snapshot (WAL position " + Lsn.format(snap.lsn())
+                    + ") precedes the stream start " + Lsn.format(startLsn) + ": commits in between would be "
+                    + "missed; start the stream at or before the snapshot");
+        }
+        DescriptorHistory h = new DescriptorHistory(snap.dbOid(), filter.spec(), startLsn);
+        CatalogTracker t = new CatalogTracker(filter, source, h);
+        XidVisibility v = h.visibility();
+        v.setStartSnapshot(startSnapshot);
+        t.counters.catalogRefreshes++;
+        Boundary b = new Boundary(startLsn, v::isVisible, null, Set.of(), Set.of());
+        List<CatalogChange> ignored = new ArrayList<>();
+        for (int oid : new TreeSet<>(snap.relations().keySet())) {
+            t.apply(oid, snap.relations().get(oid), b, ignored);
+        }
+        return t;
+    }
+
+    /** Continues a history restored from state (built with the same filter). */
+    public static CatalogTracker restore(CatalogFilter filter, CatalogSource source, DescriptorHistory history) {
+        if (!filter.spec().equals(history.filterSpec())) {
+            throw new IllegalStateException("the catalog filter changed since the descriptor history was written ("
+                    + history.filterSpec() + " -> " + filter.spec() + "): relations it now includes have no "
+                    + "history and their earlier rows are not in the WAL; re-seed from a fresh snapshot");
+        }
+        return new CatalogTracker(filter, source, history);
+    }
+
+    /** How often, and how long apart, a load that does not show the boundary yet is retried. */
+    public CatalogTracker withBehindRetries(int retries, long sleepMillis) {
+        this.behindRetries = retries;
+        this.behindRetrySleepMillis = sleepMillis;
+        return this;
+    }
+
+    public DescriptorHistory history() {
+        return history;
+    }
+
+    public CatalogCounters counters() {
+        return counters;
+    }
+
+    public CatalogFilter filter() {
+        return filter;
+    }
+
+    /** Applies a commit record. Returns the relations whose state changed at it. */
+    public List<CatalogChange> onCommit(CommitInfo c) throws SQLException {
+        if (alreadyApplied(c.lsn())) {
+            return List.of();
+        }
+        counters.commits++;
+        int db = history.dbOid();
+        boolean ours = c.dbOid() == db || c.dbOid() == 0;
+        Set<Integer> refresh = new TreeSet<>();
+        Set<RelFileLocator> dropped = new HashSet<>();
+        Set<RelFileLocator> created = new HashSet<>();
+        if (ours) {
+            refresh.addAll(c.relcacheInvalOids());
+            for (RelFileLocator l : c.droppedLocators()) {
+                if (l.dbOid() == db) {
+                    dropped.add(l);
+                    Integer r = history.openRelationOn(l);
+                    if (r != null) {
+                        refresh.add(r);
+                    }
+                    refresh.addAll(history.relationsAwaitingDrop(l));
+                }
+            }
+            for (RelFileLocator l : c.createdLocators()) {
+                if (l.dbOid() == db) {
+                    created.add(l);
+                }
+            }
+        }
+        refresh.addAll(history.relationsAwaitingXid(c.xid()));
+        for (int s : c.subxids()) {
+            refresh.addAll(history.relationsAwaitingXid(s));
+        }
+        boolean all = ours && c.refreshAll();
+        List<CatalogChange> changes = List.of();
+        if (all || !refresh.isEmpty()) {
+            XidVisibility v = history.visibility();
+            IntPredicate vis = x -> c.isOfTransaction(x) || v.isVisible(x);
+            changes = refresh(refresh, all, new Boundary(c.lsn(), vis, dropped, created, c.relcacheInvalOids()),
+                    c.xid());
+        }
+        history.visibility().markCommitted(c.xid(), c.subxids());
+        history.setLastBoundaryLsn(c.lsn());
+        return changes;
+    }
+
+    /**
+     * Applies an {@code XLOG_RUNNING_XACTS} record: every xid preceding {@code oldestRunningXid} has completed by
+     * {@code lsn}. Advances the horizon, and refreshes relations that waited for xids it now covers (a commit the
+     * stream never showed, because it preceded the stream's start).
+     */
+    public List<CatalogChange> onRunningXacts(long lsn, int oldestRunningXid) throws SQLException {
+        if (alreadyApplied(lsn)) {
+            return List.of();
+        }
+        XidVisibility v = history.visibility();
+        boolean moves = XidVisibility.isNormal(oldestRunningXid)
+                && (!v.hasHorizon() || XidVisibility.precedes(v.horizon(), oldestRunningXid));
+        List<CatalogChange> changes = List.of();
+        if (moves) {
+            IntPredicate vis = x -> v.isVisible(x) || (XidVisibility.isNormal(x)
+                    && XidVisibility.precedes(x, oldestRunningXid));
+            Set<Integer> refresh = new TreeSet<>();
+            for (int x : new ArrayList<>(history.awaitedXids())) {
+                if (vis.test(x)) {
+                    refresh.addAll(history.relationsAwaitingXid(x));
+                }
+            }
+            if (!refresh.isEmpty()) {
+                changes = refresh(refresh, false, new Boundary(lsn, vis, Set.of(), Set.of(), Set.of()),
+                        XidVisibility.INVALID);
+            }
+            v.advanceHorizon(oldestRunningXid);
+            counters.horizonAdvances++;
+        }
+        history.setLastBoundaryLsn(lsn);
+        return changes;
+    }
+
+    private boolean alreadyApplied(long lsn) {
+        long last = history.lastBoundaryLsn();
+        if (Long.compareUnsigned(lsn, history.historyStart()) < 0
+                || (last != Lsn.INVALID && Long.compareUnsigned(lsn, last) <= 0)) {
+            counters.boundariesSkipped++;
+            return true;
+        }
+        return false;
+    }
+
+    private List<CatalogChange> refresh(Set<Integer> oids, boolean all, Boundary b, int committingXid)
+            throws SQLException {
+        Set<Integer> request = new TreeSet<>(oids);
+        if (all) {
+            request.addAll(history.trackedRelations());
+        }
+        for (int oid : new ArrayList<>(request)) {
+            for (Version v : history.openVersions(oid)) {
+                if (v.present() && v.descriptor.toastRelOid() != 0) {
+                    request.add(v.descriptor.toastRelOid());
+                }
+            }
+        }
+        CatalogSnapshot snap = loadShowing(request, all, b.lsn(), committingXid);
+        counters.catalogRefreshes++;
+        Set<Integer> subjects = new TreeSet<>(request);
+        subjects.addAll(snap.relations().keySet());
+        List<CatalogChange> changes = new ArrayList<>();
+        for (int oid : subjects) {
+            apply(oid, snap.relations().get(oid), b, changes);
+        }
+        return changes;
+    }
+
+    /** Loads, retrying while the snapshot does not show the boundary yet. */
+    private CatalogSnapshot loadShowing(Set<Integer> request, boolean all, long lsn, int committingXid)
+            throws SQLException {
+        for (int attempt = 0; ; attempt++) {
+            CatalogSnapshot s = source.load(request, all);
+            if (s.dbOid() != history.dbOid()) {
+                throw new IllegalStateException("the catalog source reads database oid "
+                        + Integer.toUnsignedString(s.dbOid()) + ", the descriptor history is for "
+                        + Integer.toUnsignedString(history.dbOid()));
+            }
+            String problem = null;
+            if (s.lsn() != Lsn.INVALID && Long.compareUnsigned(s.lsn(), lsn) <= 0) {
+                problem = "its WAL position " + Lsn.format(s.lsn()) + " is not past the boundary";
+            } else if (committingXid != XidVisibility.INVALID && s.xids() != null && !s.xids().completed(committingXid)) {
+                problem = "xid " + Integer.toUnsignedString(committingXid) + " is still in progress in its snapshot "
+                        + s.xids();
+            }
+            if (problem == null) {
+                return s;
+            }
+            if (attempt >= behindRetries) {
+                throw new CatalogBehindException("the live catalog does not show the boundary at " + Lsn.format(lsn)
+                        + " after " + (attempt + 1) + " loads: " + problem
+                        + " (is the catalog connection on a standby that replays behind the WAL being decoded?)");
+            }
+            counters.catalogBehindRetries++;
+            try {
+                Thread.sleep(behindRetrySleepMillis);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new SQLException("interrupted while waiting for the live catalog to reach "
+                        + Lsn.format(lsn), e);
+            }
+        }
+    }
+
+    /** Re-resolves one relation at the boundary; {@code live} null when the load did not return it. */
+    private void apply(int oid, LiveRelation live, Boundary b, List<CatalogChange> changes) {
+        long lsn = b.lsn();
+        List<Version> prior = history.openVersions(oid);
+        RelationDescriptor before = prior.size() == 1 && prior.get(0).present() ? prior.get(0).descriptor : null;
+        Version priorAmbiguous = null;
+        for (Version v : prior) {
+            if (!v.present()) {
+                priorAmbiguous = v;
+            }
+        }
+        if (live == null) {
+            if (prior.isEmpty()) {
+                return;
+            }
+            counters.relationsRefreshed++;
+            List<RelFileLocator> locs = new ArrayList<>();
+            boolean droppedHere = false;
+            for (Version v : prior) {
+                locs.add(v.locator);
+                droppedHere |= b.dropped() != null && b.dropped().contains(v.locator);
+            }
+            if (droppedHere) {
+                history.close(oid, lsn, NotCoveredReason.DROPPED);
+                changes.add(new CatalogChange(oid, before, null, null, NotCoveredReason.DROPPED));
+                return;
+            }
+            // Gone from the catalog, but this boundary does not drop its storage: a transaction the stream has not
+            // reached dropped it. Its shape after this boundary is unknown until that drop is reached.
+            String reason = "the relation is gone from the live catalog: a transaction the stream has not reached "
+                    + "dropped it";
+            if (priorAmbiguous == null || !priorAmbiguous.ambiguity.reason().equals(reason)) {
+                counters.relationsVanished++;
+                counters.catalogAheadDetected++;
+                counters.catalogAheadAmbiguous++;
+                String name = before != null ? before.qualifiedName()
+                        : priorAmbiguous != null ? priorAmbiguous.ambiguity.qualifiedName() : "?";
+                Ambiguity a = new Ambiguity(oid, name, lsn, List.of(), reason);
+                history.setAmbiguous(oid, locs, a, lsn);
+                changes.add(new CatalogChange(oid, before, null, a, null));
+            }
+            history.setAwaits(oid, Set.of(), locs);
+            return;
+        }
+        if (!live.included()) {
+            if (!prior.isEmpty()) {
+                counters.relationsRefreshed++;
+                history.close(oid, lsn, NotCoveredReason.EXCLUDED);
+                changes.add(new CatalogChange(oid, before, null, null, NotCoveredReason.EXCLUDED));
+            }
+            return;
+        }
+        counters.relationsRefreshed++;
+        Resolution r = RelationResolver.resolve(live, prior, b);
+        boolean ahead = !r.aheadXids().isEmpty();
+        if (ahead) {
+            counters.catalogAheadDetected++;
+        }
+        if (r instanceof Present p) {
+            if (ahead) {
+                counters.catalogAheadExact++;
+            }
+            boolean same = before != null && Descriptors.sameContent(before, p.descriptor())
+                    && prior.get(0).identityIndexOid == p.identityIndexOid();
+            if (!same) {
+                history.setPresent(p.descriptor(), p.identityIndexOid(), lsn);
+                counters.versionsCreated++;
+                if (priorAmbiguous != null) {
+                    counters.ambiguityResolved++;
+                }
+                changes.add(new CatalogChange(oid, before, p.descriptor(), null, null));
+            }
+            history.setAwaits(oid, p.aheadXids(), Set.of());
+        } else if (r instanceof Ambiguous a) {
+            List<Integer> xids = new ArrayList<>(new LinkedHashSet<>(a.aheadXids()));
+            boolean same = priorAmbiguous != null && prior.size() == a.locators().size()
+                    && locatorsOf(prior).equals(new HashSet<>(a.locators()))
+                    && new HashSet<>(priorAmbiguous.ambiguity.awaitedXids()).equals(new HashSet<>(xids));
+            if (!same) {
+                counters.catalogAheadAmbiguous++;
+                Ambiguity amb = new Ambiguity(oid, live.qualifiedName(), lsn, xids, String.join("; ", a.reasons()));
+                history.setAmbiguous(oid, a.locators(), amb, lsn);
+                changes.add(new CatalogChange(oid, before, null, amb, null));
+            }
+            history.setAwaits(oid, a.aheadXids(), Set.of());
+        } else if (r instanceof NotLogged) {
+            if (!prior.isEmpty()) {
+                history.close(oid, lsn, NotCoveredReason.NOT_LOGGED);
+                changes.add(new CatalogChange(oid, before, null, null, NotCoveredReason.NOT_LOGGED));
+            }
+        }
+    }
+
+    private static Set<RelFileLocator> locatorsOf(List<Version> versions) {
+        Set<RelFileLocator> out = new HashSet<>();
+        for (Version v : versions) {
+            out.add(v.locator);
+        }
+        return out;
+    }
+}

@@ -1,0 +1,143 @@
+package io.walshadow.catalog;
+
+import static io.walshadow.catalog.FakeCatalog.intCol;
+import static io.walshadow.catalog.FakeCatalog.loc;
+import static io.walshadow.catalog.FakeCatalog.rel;
+import static io.walshadow.catalog.FakeCatalog.textCol;
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.walshadow.catalog.CatalogHistorySerializer.StateFormatException;
+import io.walshadow.wal.RelFileLocator;
+import java.io.ByteArrayOutputStream;
+import java.io.DataOutputStream;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Set;
+import org.junit.jupiter.api.Test;
+
+class CatalogHistorySerializerTest {
+    static final int T = 16384;
+    static final int U = 16500;
+    static final int V = 16600;
+
+    /** A history with present, closed, replaced and ambiguous versions, awaits, committed xids and missing values. */
+    static CatalogTracker buildTracker() throws Exception {
+        FakeCatalog cat = new FakeCatalog();
+        Column withMissing = new Column(3, "d", 25, -1, -1, 'i', false, 'x', false, true,
+                MissingValues.varlena4("dflt".getBytes()));
+        Column unresolved = new Column(4, "j", 3802, -1, -1, 'i', false, 'x', false, false, Column.UNRESOLVED_MISSING);
+        Column dropped = new Column(5, "........pg.dropped.5........", 0, -1, 4, 'i', true, 'p', true, false, null);
+        cat.put(rel(T, "t").name("sales", "orders ü").col(intCol(1, "id"), 500).col(textCol(2, "a"), 500)
+                .col(withMissing, 500).col(unresolved, 500).col(dropped, 500).pk(T + 1, 500, 500, 1));
+        cat.put(rel(U, "u").col(intCol(1, "id"), 500));
+        cat.put(rel(V, "v").col(intCol(1, "id"), 500).col(textCol(2, "a"), 500));
+        CatalogTracker t = CatalogTracker.seed(CatalogFilter.parse("sales.*,public.*", "public.tmp*"), cat, 0x1000,
+                CatalogSnapshot.Xids.parse("1000:1550:1300"));
+        // T truncated by 1500 (new relfilenode), committed in the stream
+        cat.put(rel(T, "t").name("sales", "orders ü").classXmin(1500).relNumber(20000).col(intCol(1, "id"), 500)
+                .col(textCol(2, "a"), 500).col(withMissing, 500).col(unresolved, 500).col(dropped, 500)
+                .pk(T + 1, 500, 500, 1));
+        t.onCommit(new CommitInfo(0x2000, 1500, new int[] {1501}, FakeCatalog.DB, Set.of(T), false, Set.of(loc(T)),
+                null));
+        // U dropped
+        cat.relations.remove(U);
+        t.onCommit(new CommitInfo(0x3000, 1502, null, FakeCatalog.DB, Set.of(U), false, Set.of(loc(U)), null));
+        // V renamed by 1601 (not reached) while 1600 is applied: ambiguous, awaiting 1601
+        cat.put(rel(V, "v").classXmin(1600).col(intCol(1, "id"), 500).col(textCol(2, "z"), 1601)
+                .col(intCol(3, "c"), 1600));
+        t.onCommit(new CommitInfo(0x4000, 1600, null, FakeCatalog.DB, Set.of(V), false, null, null));
+        t.onRunningXacts(0x4100, 1400);
+        return t;
+    }
+
+    @Test
+    void roundTripIsExactAndDeterministic() throws Exception {
+        CatalogTracker t = buildTracker();
+        DescriptorHistory h = t.history();
+        byte[] bytes = CatalogHistorySerializer.toBytes(h);
+        DescriptorHistory r = CatalogHistorySerializer.fromBytes(bytes);
+        assertArrayEquals(bytes, CatalogHistorySerializer.toBytes(r), "re-encoding gives the same bytes");
+
+        assertEquals(h.dbOid(), r.dbOid());
+        assertEquals(h.filterSpec(), r.filterSpec());
+        assertEquals(h.historyStart(), r.historyStart());
+        assertEquals(0x4100, r.lastBoundaryLsn());
+        assertEquals(1400, r.visibility().horizon());
+        assertTrue(r.visibility().isVisible(1500) && r.visibility().isVisible(1501) && r.visibility().isVisible(1600));
+        assertEquals(h.versionCount(), r.versionCount());
+        assertEquals(Set.of(V), r.relationsAwaitingXid(1601));
+        assertArrayEquals(new int[] {1550, 1300}, r.visibility().startSnapshotXmaxAndXip());
+        assertTrue(r.visibility().isVisible(1549) && !r.visibility().isVisible(1551));
+
+        RelFileLocator[] locs = {loc(T), loc(20000), loc(U), loc(V), loc(999)};
+        long[] lsns = {0x0FFF, 0x1000, 0x1FFF, 0x2000, 0x2FFF, 0x3000, 0x3FFF, 0x4000, 0x9000};
+        for (RelFileLocator l : locs) {
+            for (long lsn : lsns) {
+                Lookup a = h.lookup(l, lsn);
+                Lookup b = r.lookup(l, lsn);
+                assertEquals(a.outcome(), b.outcome(), l + "@" + lsn);
+                assertEquals(a.reason(), b.reason());
+                assertEquals(a.validFrom(), b.validFrom());
+                assertEquals(a.validTo(), b.validTo());
+                assertEquals(a.ambiguity(), b.ambiguity());
+                if (a.descriptor() != null) {
+                    assertTrue(Descriptors.sameContent(a.descriptor(), b.descriptor()), l + "@" + lsn);
+                }
+            }
+        }
+        RelationDescriptor d = r.lookup(loc(20000), 0x2000).descriptor();
+        assertEquals("orders ü", d.name());
+        assertArrayEquals(MissingValues.varlena4("dflt".getBytes()), d.column(3).missingValue());
+        assertSame(Column.UNRESOLVED_MISSING, d.column(4).missingValue());
+        assertTrue(d.column(5).dropped());
+
+        // the restored history continues: the awaited commit resolves V
+        FakeCatalog cat = new FakeCatalog();
+        cat.put(rel(V, "v").classXmin(1600).col(intCol(1, "id"), 500).col(textCol(2, "z"), 1601)
+                .col(intCol(3, "c"), 1600));
+        CatalogTracker t2 = CatalogTracker.restore(CatalogFilter.parse("sales.*,public.*", "public.tmp*"), cat, r);
+        t2.onCommit(new CommitInfo(0x5000, 1601, null, FakeCatalog.DB, Set.of(), false, null, null));
+        assertEquals(List.of("id", "z", "c"),
+                r.lookup(loc(V), 0x5000).descriptor().columns().stream().map(Column::name).toList());
+    }
+
+    @Test
+    void unknownVersionFailsClearly() throws Exception {
+        byte[] bytes = CatalogHistorySerializer.toBytes(buildTracker().history());
+        ByteBuffer.wrap(bytes).putInt(4, 7);
+        StateFormatException e = assertThrows(StateFormatException.class,
+                () -> CatalogHistorySerializer.fromBytes(bytes));
+        assertTrue(e.getMessage().contains("format version 7"), e.getMessage());
+        assertTrue(e.getMessage().contains("reads version 1"), e.getMessage());
+    }
+
+    @Test
+    void badMagicTruncationAndTrailingBytesFail() throws Exception {
+        byte[] bytes = CatalogHistorySerializer.toBytes(buildTracker().history());
+        byte[] bad = bytes.clone();
+        bad[0] = 'X';
+        assertThrows(StateFormatException.class, () -> CatalogHistorySerializer.fromBytes(bad));
+        for (int cut : new int[] {3, 20, bytes.length / 2, bytes.length - 1}) {
+            assertThrows(IOException.class, () -> CatalogHistorySerializer.fromBytes(Arrays.copyOf(bytes, cut)));
+        }
+        byte[] longer = Arrays.copyOf(bytes, bytes.length + 1);
+        assertThrows(StateFormatException.class, () -> CatalogHistorySerializer.fromBytes(longer));
+    }
+
+    @Test
+    void emptyHistory() throws Exception {
+        DescriptorHistory h = new DescriptorHistory(5, "include=;exclude=", 0x10);
+        ByteArrayOutputStream bos = new ByteArrayOutputStream();
+        CatalogHistorySerializer.write(h, new DataOutputStream(bos));
+        DescriptorHistory r = CatalogHistorySerializer.fromBytes(bos.toByteArray());
+        assertEquals(0, r.versionCount());
+        assertEquals(0x10, r.historyStart());
+        assertTrue(!r.visibility().hasHorizon());
+    }
+}
