@@ -15,7 +15,8 @@ import io.walshadow.wal.RelFileLocator;
  * @param oldTid the row version an UPDATE or DELETE replaced (the identity of rows of tables without a key)
  */
 public record RowChange(long lsn, int xid, Op op, RelFileLocator rel, RelationDescriptor descriptor,
-                        Tid newTid, Tid oldTid, Object[] newValues, Object[] oldValues, boolean oldIsFullRow) {
+                        Tid newTid, Tid oldTid, Object[] newValues, Object[] oldValues, boolean oldIsFullRow)
+        implements ChangeEvent {
 
     public enum Op {
         INSERT,

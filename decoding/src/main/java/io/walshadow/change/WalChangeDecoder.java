@@ -1,0 +1,221 @@
+package io.walshadow.change;
+
+import io.walshadow.catalog.CatalogChange;
+import io.walshadow.catalog.CatalogTracker;
+import io.walshadow.catalog.CommitInfo;
+import io.walshadow.catalog.DescriptorHistory;
+import io.walshadow.catalog.Lookup;
+import io.walshadow.catalog.RelationDescriptor;
+import io.walshadow.heap.HeapChange;
+import io.walshadow.heap.HeapRecordDecoder;
+import io.walshadow.heap.HeapRecordKind;
+import io.walshadow.wal.BlockRef;
+import io.walshadow.wal.RelFileLocator;
+import io.walshadow.wal.Rmgrs;
+import io.walshadow.wal.XLogRecord;
+import io.walshadow.xact.XactAbort;
+import io.walshadow.xact.XactCommit;
+import io.walshadow.xact.XactInvalidations;
+import io.walshadow.xact.XactRecord;
+import io.walshadow.xact.XactRecordParser;
+import java.nio.ByteBuffer;
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * From verified WAL records to change events for the configured database, in WAL order: heap records of
+ * replicated relations become typed row changes with the descriptor valid at the record's LSN; records whose
+ * relation only its own commit can name are deferred raw; commits advance the catalog history (before any later
+ * record is decoded) and carry the catalog changes they published.
+ *
+ * <p>Not thread-safe; one instance per WAL stream, fed every record in order.
+ */
+public final class WalChangeDecoder {
+    static final int XLOG_SMGR_CREATE = 0x10;
+    static final int XLOG_RUNNING_XACTS = 0x10;
+    static final int FORK_MAIN = 0;
+
+    private final CatalogTracker tracker;
+    private final RowDecoder rows;
+    private final DecoderCounters counters = new DecoderCounters();
+    /** Relfilenodes of this database created by XLOG_SMGR_CREATE and not yet settled by a commit or abort. */
+    private final Set<RelFileLocator> created = new HashSet<>();
+
+    public WalChangeDecoder(CatalogTracker tracker, RowDecoder rows) {
+        this.tracker = tracker;
+        this.rows = rows;
+    }
+
+    public DecoderCounters counters() {
+        return counters;
+    }
+
+    public DescriptorHistory history() {
+        return tracker.history();
+    }
+
+    /** Relfilenodes created and not yet settled (part of the operator's state). */
+    public Set<RelFileLocator> pendingCreated() {
+        return created;
+    }
+
+    /** Events of one record, in order (usually zero or one; a MULTI_INSERT yields one per tuple). */
+    public List<ChangeEvent> decode(XLogRecord r) throws SQLException {
+        counters.records++;
+        switch (r.rmid()) {
+            case Rmgrs.RM_HEAP_ID:
+            case Rmgrs.RM_HEAP2_ID:
+                return heap(r);
+            case Rmgrs.RM_XACT_ID:
+                return xact(r);
+            case Rmgrs.RM_STANDBY_ID:
+                if (r.rmgrInfo() == XLOG_RUNNING_XACTS) {
+                    // xl_running_xacts: xcnt, subxcnt, subxid_overflow (+pad), nextXid, oldestRunningXid, ...
+                    ByteBuffer d = r.mainData();
+                    tracker.onRunningXacts(r.lsn(), d.getInt(16));
+                }
+                return List.of();
+            case Rmgrs.RM_SMGR_ID:
+                if (r.rmgrInfo() == XLOG_SMGR_CREATE) {
+                    // xl_smgr_create: RelFileNode (spc, db, rel), ForkNumber
+                    ByteBuffer d = r.mainData();
+                    RelFileLocator loc = new RelFileLocator(d.getInt(0), d.getInt(4), d.getInt(8));
+                    if (loc.dbOid() == history().dbOid() && d.getInt(12) == FORK_MAIN) {
+                        created.add(loc);
+                    }
+                }
+                return List.of();
+            default:
+                return List.of();
+        }
+    }
+
+    private List<ChangeEvent> heap(XLogRecord r) throws SQLException {
+        HeapRecordKind kind = HeapRecordDecoder.kind(r);
+        if (kind == HeapRecordKind.TRUNCATE) {
+            return truncate(r);
+        }
+        BlockRef b0 = r.block(0);
+        if (b0 == null || !kind.producesChanges()) {
+            return List.of();
+        }
+        RelFileLocator rel = b0.rel();
+        if (rel.dbOid() != history().dbOid()) {
+            counters.skippedForeignDatabase++;
+            return List.of();
+        }
+        Lookup lookup = history().lookup(rel, r.lsn());
+        switch (lookup.outcome()) {
+            case PRESENT:
+                return rowChanges(r, lookup.descriptor());
+            case AMBIGUOUS:
+                if (lookup.ambiguity().awaitedXids().contains(r.xid())
+                        || (r.toplevelXid() != 0 && lookup.ambiguity().awaitedXids().contains(r.toplevelXid()))) {
+                    // The catalog change that makes this relation ambiguous is this transaction's own: its
+                    // commit will settle the shape, so the record waits for it.
+                    return defer(r, rel);
+                }
+                lookup.descriptorOrSkip(); // throws CatalogAheadException: fail closed
+                throw new AssertionError("unreachable");
+            case FOREIGN_DB:
+                counters.skippedForeignDatabase++;
+                return List.of();
+            default:
+                if (lookup.reason() == Lookup.NotCoveredReason.UNKNOWN && created.contains(rel)) {
+                    return defer(r, rel);
+                }
+                if (lookup.reason() == Lookup.NotCoveredReason.BEFORE_HISTORY) {
+                    counters.skippedBeforeHistory++;
+                } else {
+                    counters.skippedNotCovered++;
+                }
+                return List.of();
+        }
+    }
+
+    private List<ChangeEvent> defer(XLogRecord r, RelFileLocator rel) {
+        counters.deferredRecords++;
+        return List.of(new DeferredRecord(r.lsn(), r.xid(), rel, r));
+    }
+
+    /** Decodes a deferred record at its transaction's commit, with the history as of the commit. */
+    public List<RowChange> decodeDeferred(DeferredRecord d, long commitLsn) {
+        RelationDescriptor desc = history().lookup(d.rel(), commitLsn).descriptorOrSkip();
+        if (desc == null) {
+            return List.of(); // created and dropped inside the transaction, or not replicated after all
+        }
+        List<RowChange> out = new ArrayList<>();
+        for (ChangeEvent e : rowChanges(d.record(), desc)) {
+            out.add((RowChange) e);
+        }
+        return out;
+    }
+
+    private List<ChangeEvent> rowChanges(XLogRecord r, RelationDescriptor d) {
+        List<HeapChange> changes = HeapRecordDecoder.decode(r);
+        List<ChangeEvent> out = new ArrayList<>(changes.size());
+        for (HeapChange c : changes) {
+            out.add(rows.decode(c, d));
+        }
+        counters.rowChanges += out.size();
+        return out;
+    }
+
+    private List<ChangeEvent> truncate(XLogRecord r) {
+        List<ChangeEvent> out = new ArrayList<>(1);
+        for (HeapChange c : HeapRecordDecoder.decode(r)) {
+            if (c.truncateDbOid() != history().dbOid()) {
+                counters.skippedForeignDatabase++;
+                continue;
+            }
+            List<RelationDescriptor> rels = new ArrayList<>();
+            for (int relOid : c.truncateRelids()) {
+                RelationDescriptor d = history().lookupRelation(relOid, r.lsn()).descriptorOrSkip();
+                if (d != null) {
+                    rels.add(d);
+                }
+            }
+            if (!rels.isEmpty()) {
+                counters.truncates++;
+                out.add(new TruncateChange(r.lsn(), r.xid(), rels, c.truncateCascade(), c.truncateRestartSeqs()));
+            }
+        }
+        return out;
+    }
+
+    private List<ChangeEvent> xact(XLogRecord r) throws SQLException {
+        XactRecord x = XactRecordParser.parse(r);
+        List<CatalogChange> changes = List.of();
+        int db = history().dbOid();
+        if (x instanceof XactCommit c) {
+            Set<RelFileLocator> dropped = c.rels() == null ? Set.of() : new HashSet<>(c.rels());
+            changes = tracker.onCommit(new CommitInfo(c.lsn(), c.xid(),
+                    c.subxids() == null ? new int[0] : c.subxids().toIntArray(), c.dbIdOrZero(),
+                    c.invals() == null ? Set.of() : c.invals().relcacheRelIds(db),
+                    c.invals() != null && (c.invals().resetsAllRelations(db) || c.invals().resetsCatalog(db)),
+                    dropped, Set.copyOf(created)));
+            settleCreated(changes, dropped);
+        } else if (x instanceof XactAbort a) {
+            if (a.rels() != null) {
+                a.rels().forEach(created::remove); // storage an aborted transaction created is dropped
+            }
+        } else if (x instanceof XactInvalidations) {
+            return List.of(); // command-boundary invalidations change nothing before the commit
+        }
+        counters.xactEvents++;
+        return List.of(new XactEvent(x, changes));
+    }
+
+    /** A relfilenode is settled once a commit resolved it into the history, or dropped it. */
+    private void settleCreated(List<CatalogChange> changes, Set<RelFileLocator> dropped) {
+        created.removeAll(dropped);
+        for (CatalogChange ch : changes) {
+            if (ch.after() != null) {
+                created.remove(ch.after().locator());
+            }
+        }
+    }
+}
