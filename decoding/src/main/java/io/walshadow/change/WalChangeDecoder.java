@@ -39,13 +39,18 @@ public final class WalChangeDecoder {
     static final int FORK_MAIN = 0;
 
     private final CatalogTracker tracker;
-    private final RowDecoder rows;
+    private RowDecoder rows;
     private final DecoderCounters counters = new DecoderCounters();
     /** Relfilenodes of this database created by XLOG_SMGR_CREATE and not yet settled by a commit or abort. */
     private final Set<RelFileLocator> created = new HashSet<>();
 
     public WalChangeDecoder(CatalogTracker tracker, RowDecoder rows) {
         this.tracker = tracker;
+        this.rows = rows;
+    }
+
+    /** Decode later records with this row decoder (types reloaded after a catalog change). */
+    public void replaceRowDecoder(RowDecoder rows) {
         this.rows = rows;
     }
 

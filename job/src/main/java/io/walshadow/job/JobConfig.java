@@ -1,5 +1,6 @@
 package io.walshadow.job;
 
+import io.walshadow.catalog.CatalogFilter;
 import io.walshadow.pg.PgConnectionConfig;
 import io.walshadow.source.WalSourceOptions;
 import java.time.Duration;
@@ -13,8 +14,8 @@ import org.apache.flink.util.TimeUtils;
  *
  * <p>A missing or malformed setting fails at submission with an {@link IllegalArgumentException} naming the key.
  */
-public record JobConfig(PgConnectionConfig pg, WalSourceOptions source, Duration checkpointInterval,
-                        String checkpointDir, Duration progressInterval) {
+public record JobConfig(PgConnectionConfig pg, WalSourceOptions source, String include, String exclude,
+                        Duration checkpointInterval, String checkpointDir, Duration progressInterval) {
 
     public static final String PG_PASSWORD_ENV = "WALSHADOW_PG_PASSWORD";
 
@@ -37,7 +38,14 @@ public record JobConfig(PgConnectionConfig pg, WalSourceOptions source, Duration
             throw new IllegalArgumentException("invalid source setting (slot / status.interval.ms / fetch.max.records): "
                     + e.getMessage(), e);
         }
-        return new JobConfig(pg, source, duration(p, "checkpoint.interval", Duration.ofSeconds(10)),
+        String include = p.get("tables.include", "");
+        String exclude = p.get("tables.exclude", "");
+        try {
+            CatalogFilter.parse(include, exclude);
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("invalid --tables.include / --tables.exclude: " + e.getMessage(), e);
+        }
+        return new JobConfig(pg, source, include, exclude, duration(p, "checkpoint.interval", Duration.ofSeconds(10)),
                 p.get("checkpoint.dir", null), duration(p, "progress.interval", Duration.ofSeconds(5)));
     }
 

@@ -1,6 +1,9 @@
 package io.walshadow.job;
 
+import io.walshadow.change.ChangeEvent;
+import io.walshadow.decoder.WalDecoderFunction;
 import io.walshadow.source.WalSource;
+import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.configuration.CheckpointingOptions;
 import org.apache.flink.configuration.Configuration;
@@ -20,7 +23,8 @@ public final class WalshadowJob {
 
     /** Operator uids: stable across builds, so savepoints restore into later versions. */
     static final String UID_SOURCE = "wal-source";
-    static final String UID_PROGRESS = "wal-progress";
+    static final String UID_DECODER = "wal-decoder";
+    static final String UID_PROGRESS = "change-log";
 
     private WalshadowJob() {}
 
@@ -40,10 +44,15 @@ public final class WalshadowJob {
     }
 
     static void build(StreamExecutionEnvironment env, JobConfig config) {
+        // Stages pass immutable records: chained operators need no defensive copies.
+        env.getConfig().enableObjectReuse();
         env.fromSource(new WalSource(config.pg(), config.source()), WatermarkStrategy.noWatermarks(), "WAL source")
                 .uid(UID_SOURCE).setParallelism(1)
-                .flatMap(new WalProgressLogger(config.progressInterval().toMillis())).uid(UID_PROGRESS).setParallelism(1)
-                .name("WAL progress")
+                .process(new WalDecoderFunction(config.pg(), config.include(), config.exclude()))
+                .returns(TypeInformation.of(ChangeEvent.class))
+                .uid(UID_DECODER).name("decoder").setParallelism(1)
+                .flatMap(new ChangeLogger(config.progressInterval().toMillis())).uid(UID_PROGRESS).setParallelism(1)
+                .name("change log")
                 .sinkTo(new DiscardingSink<>()).setParallelism(1);
     }
 }

@@ -1,0 +1,192 @@
+package io.walshadow.decoder;
+
+import io.walshadow.catalog.CatalogFilter;
+import io.walshadow.catalog.CatalogHistorySerializer;
+import io.walshadow.catalog.CatalogLoader;
+import io.walshadow.catalog.CatalogSnapshot;
+import io.walshadow.catalog.CatalogTracker;
+import io.walshadow.catalog.DescriptorHistory;
+import io.walshadow.change.ChangeEvent;
+import io.walshadow.change.RowDecoder;
+import io.walshadow.change.WalChangeDecoder;
+import io.walshadow.change.XactEvent;
+import io.walshadow.pg.PgConnectionConfig;
+import io.walshadow.types.SqlTypeCatalog;
+import io.walshadow.types.ValueDecoder;
+import io.walshadow.wal.Lsn;
+import io.walshadow.wal.RelFileLocator;
+import io.walshadow.wal.XLogRecord;
+import java.io.ByteArrayInputStream;
+import java.io.ByteArrayOutputStream;
+import java.io.DataInputStream;
+import java.io.DataOutputStream;
+import java.io.IOException;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import org.apache.flink.api.common.functions.OpenContext;
+import org.apache.flink.api.common.state.ListState;
+import org.apache.flink.api.common.state.ListStateDescriptor;
+import org.apache.flink.api.common.typeinfo.PrimitiveArrayTypeInfo;
+import org.apache.flink.metrics.MetricGroup;
+import org.apache.flink.runtime.state.FunctionInitializationContext;
+import org.apache.flink.runtime.state.FunctionSnapshotContext;
+import org.apache.flink.streaming.api.checkpoint.CheckpointedFunction;
+import org.apache.flink.streaming.api.functions.ProcessFunction;
+import org.apache.flink.util.Collector;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The decoder stage: WAL records in, change events out, in WAL order. Runs with parallelism 1 right after the
+ * source (it must see every commit boundary in order). Its catalog history is operator state, so a restore
+ * decodes what it re-reads with the descriptors it had, not with whatever the live catalog says by then.
+ *
+ * <p>On the very first start the history is seeded from the live catalog: the snapshot is taken before the
+ * insert position is read, and the history answers from that position on; records before it are skipped and
+ * counted ({@code decoder_skipped_before_history}).
+ */
+public final class WalDecoderFunction extends ProcessFunction<XLogRecord, ChangeEvent> implements CheckpointedFunction {
+    private static final long serialVersionUID = 1L;
+    private static final Logger LOG = LoggerFactory.getLogger(WalDecoderFunction.class);
+    /** Version of this operator's own state layout (the history bytes carry their own version inside). */
+    static final int STATE_VERSION = 1;
+
+    private final PgConnectionConfig pg;
+    private final String include;
+    private final String exclude;
+
+    private transient ListState<byte[]> state;
+    private transient DescriptorHistory restoredHistory;
+    private transient Set<RelFileLocator> restoredCreated;
+    private transient Connection catalogConnection;
+    private transient WalChangeDecoder decoder;
+
+    public WalDecoderFunction(PgConnectionConfig pg, String include, String exclude) {
+        this.pg = pg;
+        this.include = include == null ? "" : include;
+        this.exclude = exclude == null ? "" : exclude;
+        CatalogFilter.parse(this.include, this.exclude); // fail at submission on a malformed pattern
+    }
+
+    @Override
+    public void initializeState(FunctionInitializationContext ctx) throws Exception {
+        state = ctx.getOperatorStateStore().getListState(
+                new ListStateDescriptor<>("catalog-history", PrimitiveArrayTypeInfo.BYTE_PRIMITIVE_ARRAY_TYPE_INFO));
+        if (ctx.isRestored()) {
+            for (byte[] b : state.get()) {
+                readState(b);
+            }
+        }
+    }
+
+    @Override
+    public void open(OpenContext ctx) throws Exception {
+        CatalogFilter filter = CatalogFilter.parse(include, exclude);
+        catalogConnection = pg.openSql();
+        CatalogLoader loader = new CatalogLoader(catalogConnection, filter);
+        CatalogTracker tracker;
+        if (restoredHistory != null) {
+            tracker = CatalogTracker.restore(filter, loader, restoredHistory);
+            LOG.info("catalog history restored: {} versions, boundary {}", restoredHistory.versionCount(),
+                    Lsn.format(restoredHistory.lastBoundaryLsn()));
+        } else {
+            tracker = seed(filter, loader);
+        }
+        decoder = new WalChangeDecoder(tracker, rowDecoder());
+        if (restoredCreated != null) {
+            decoder.pendingCreated().addAll(restoredCreated);
+        }
+        registerMetrics(getRuntimeContext().getMetricGroup().addGroup("decoder"), tracker);
+    }
+
+    private CatalogTracker seed(CatalogFilter filter, CatalogLoader loader) throws SQLException {
+        String snapshot;
+        long startLsn;
+        try (Connection c = pg.openSql(); Statement st = c.createStatement();
+             ResultSet rs = st.executeQuery("SELECT pg_current_snapshot()::text, pg_current_wal_insert_lsn()::text")) {
+            rs.next();
+            snapshot = rs.getString(1);
+            startLsn = Lsn.parse(rs.getString(2));
+        }
+        CatalogTracker t = CatalogTracker.seed(filter, loader, startLsn, CatalogSnapshot.Xids.parse(snapshot));
+        LOG.info("catalog history seeded at {} ({} relations, filter {})", Lsn.format(startLsn),
+                t.history().trackedRelations().size(), filter.spec());
+        return t;
+    }
+
+    /** Type catalog on a connection of its own: the catalog loader's connection runs its own transactions. */
+    private RowDecoder rowDecoder() throws SQLException {
+        try (Connection c = pg.openSql()) {
+            return new RowDecoder(new ValueDecoder(SqlTypeCatalog.load(c)));
+        }
+    }
+
+    private void registerMetrics(MetricGroup group, CatalogTracker tracker) {
+        for (String name : decoder.counters().asMap().keySet()) {
+            group.gauge(name, () -> decoder.counters().asMap().get(name));
+        }
+        for (String name : tracker.counters().asMap().keySet()) {
+            group.gauge(name, () -> tracker.counters().asMap().get(name));
+        }
+    }
+
+    @Override
+    public void processElement(XLogRecord record, Context ctx, Collector<ChangeEvent> out) throws Exception {
+        List<ChangeEvent> events = decoder.decode(record);
+        for (ChangeEvent e : events) {
+            if (e instanceof XactEvent x && !x.catalogChanges().isEmpty()) {
+                // New enum labels, composite or domain types may come with the change: decode with current types.
+                decoder.replaceRowDecoder(rowDecoder());
+            }
+            out.collect(e);
+        }
+    }
+
+    @Override
+    public void snapshotState(FunctionSnapshotContext ctx) throws Exception {
+        state.update(List.of(writeState()));
+    }
+
+    private byte[] writeState() throws IOException {
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+        DataOutputStream out = new DataOutputStream(bytes);
+        out.writeInt(STATE_VERSION);
+        CatalogHistorySerializer.write(decoder.history(), out);
+        Set<RelFileLocator> created = decoder.pendingCreated();
+        out.writeInt(created.size());
+        for (RelFileLocator l : created) {
+            out.writeInt(l.spcOid());
+            out.writeInt(l.dbOid());
+            out.writeInt(l.relNumber());
+        }
+        out.flush();
+        return bytes.toByteArray();
+    }
+
+    private void readState(byte[] b) throws IOException {
+        DataInputStream in = new DataInputStream(new ByteArrayInputStream(b));
+        int version = in.readInt();
+        if (version != STATE_VERSION) {
+            throw new IOException("decoder state version " + version + " is not readable by this build (reads "
+                    + STATE_VERSION + ")");
+        }
+        restoredHistory = CatalogHistorySerializer.read(in);
+        int n = in.readInt();
+        restoredCreated = new HashSet<>();
+        for (int i = 0; i < n; i++) {
+            restoredCreated.add(new RelFileLocator(in.readInt(), in.readInt(), in.readInt()));
+        }
+    }
+
+    @Override
+    public void close() throws Exception {
+        if (catalogConnection != null) {
+            catalogConnection.close();
+        }
+    }
+}
