@@ -6,7 +6,9 @@ import io.walshadow.catalog.CatalogLoader;
 import io.walshadow.catalog.CatalogSnapshot;
 import io.walshadow.catalog.CatalogTracker;
 import io.walshadow.catalog.DescriptorHistory;
+import io.walshadow.catalog.CatalogAheadException;
 import io.walshadow.change.ChangeEvent;
+import io.walshadow.change.ColumnDecodeException;
 import io.walshadow.change.RowDecoder;
 import io.walshadow.change.WalChangeDecoder;
 import io.walshadow.change.XactEvent;
@@ -32,6 +34,7 @@ import org.apache.flink.api.common.functions.OpenContext;
 import org.apache.flink.api.common.state.ListState;
 import org.apache.flink.api.common.state.ListStateDescriptor;
 import org.apache.flink.api.common.typeinfo.PrimitiveArrayTypeInfo;
+import org.apache.flink.metrics.Counter;
 import org.apache.flink.metrics.MetricGroup;
 import org.apache.flink.runtime.state.FunctionInitializationContext;
 import org.apache.flink.runtime.state.FunctionSnapshotContext;
@@ -65,6 +68,8 @@ public final class WalDecoderFunction extends ProcessFunction<XLogRecord, Change
     private transient Set<RelFileLocator> restoredCreated;
     private transient Connection catalogConnection;
     private transient WalChangeDecoder decoder;
+    private transient Counter columnErrors;
+    private transient Counter catalogAheadFailures;
 
     public WalDecoderFunction(PgConnectionConfig pg, String include, String exclude) {
         this.pg = pg;
@@ -127,6 +132,8 @@ public final class WalDecoderFunction extends ProcessFunction<XLogRecord, Change
     }
 
     private void registerMetrics(MetricGroup group, CatalogTracker tracker) {
+        columnErrors = group.counter("decoder_column_errors");
+        catalogAheadFailures = group.counter("decoder_catalog_ahead_failures");
         for (String name : decoder.counters().asMap().keySet()) {
             group.gauge(name, () -> decoder.counters().asMap().get(name));
         }
@@ -137,7 +144,19 @@ public final class WalDecoderFunction extends ProcessFunction<XLogRecord, Change
 
     @Override
     public void processElement(XLogRecord record, Context ctx, Collector<ChangeEvent> out) throws Exception {
-        List<ChangeEvent> events = decoder.decode(record);
+        List<ChangeEvent> events;
+        try {
+            events = decoder.decode(record);
+        } catch (ColumnDecodeException | CatalogAheadException e) {
+            // Fail closed: the job restarts from its checkpoint and meets the same record again; the counters
+            // show how often that happened.
+            if (e instanceof ColumnDecodeException) {
+                columnErrors.inc();
+            } else {
+                catalogAheadFailures.inc();
+            }
+            throw e;
+        }
         for (ChangeEvent e : events) {
             if (e instanceof XactEvent x && !x.catalogChanges().isEmpty()) {
                 // New enum labels, composite or domain types may come with the change: decode with current types.
