@@ -3,7 +3,7 @@ package io.walshadow.job;
 import io.walshadow.change.ChangeEvent;
 import io.walshadow.decoder.WalDecoderFunction;
 import io.walshadow.source.WalSource;
-import org.apache.flink.api.common.typeinfo.TypeInformation;
+import io.walshadow.state.ChangeEventTypeInfo;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.configuration.CheckpointingOptions;
 import org.apache.flink.configuration.Configuration;
@@ -49,7 +49,7 @@ public final class WalshadowJob {
         env.fromSource(new WalSource(config.pg(), config.source()), WatermarkStrategy.noWatermarks(), "WAL source")
                 .uid(UID_SOURCE).setParallelism(1)
                 .process(new WalDecoderFunction(config.pg(), config.include(), config.exclude()))
-                .returns(TypeInformation.of(ChangeEvent.class))
+                .returns(ChangeEventTypeInfo.INSTANCE)
                 .uid(UID_DECODER).name("decoder").setParallelism(1)
                 .flatMap(new ChangeLogger(config.progressInterval().toMillis())).uid(UID_PROGRESS).setParallelism(1)
                 .name("change log")

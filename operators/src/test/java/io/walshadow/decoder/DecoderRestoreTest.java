@@ -24,7 +24,7 @@ import java.util.function.BooleanSupplier;
 import java.util.stream.Stream;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.api.common.functions.MapFunction;
-import org.apache.flink.api.common.typeinfo.TypeInformation;
+import io.walshadow.state.ChangeEventTypeInfo;
 import org.apache.flink.configuration.CheckpointingOptions;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.ExternalizedCheckpointRetention;
@@ -130,7 +130,7 @@ class DecoderRestoreTest {
                 LocalPg.user(), LocalPg.password(), "disable", null);
         env.fromSource(new WalSource(pg, WalSourceOptions.defaults(slot)), WatermarkStrategy.noWatermarks(), "wal")
                 .uid("wal-source")
-                .process(new WalDecoderFunction(pg, "public." + table, "")).returns(TypeInformation.of(ChangeEvent.class))
+                .process(new WalDecoderFunction(pg, "public." + table, "")).returns(ChangeEventTypeInfo.INSTANCE)
                 .uid("wal-decoder")
                 .map(new Collect(table)).uid("collect")
                 .sinkTo(new DiscardingSink<>());

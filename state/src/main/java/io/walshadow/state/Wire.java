@@ -1,0 +1,165 @@
+package io.walshadow.state;
+
+import java.io.DataInput;
+import java.io.DataOutput;
+import java.io.IOException;
+import java.util.Arrays;
+import org.apache.flink.types.StringValue;
+
+/**
+ * Primitive encodings shared by the codecs of this package (their byte formats are part of those codecs' versioned
+ * formats: never change one in place).
+ *
+ * <ul>
+ *   <li>uvarint: unsigned LEB128 (7 bits a byte, least significant group first, high bit = more follows); an int is
+ *       taken as its unsigned 32-bit value (at most 5 bytes), a long as unsigned 64-bit (at most 10 bytes)
+ *   <li>varint: zigzag ({@code (v << 1) ^ (v >> 31)}, resp. 63) then uvarint, for values that may be negative
+ *   <li>string: Flink's {@link StringValue#writeString} form (what Flink's own StringSerializer writes): null-aware,
+ *       exact for every Java string including unpaired surrogates
+ *   <li>count: uvarint of {@code n + 1}, 0 for a null list/array
+ * </ul>
+ */
+final class Wire {
+    /** Upper bound for any count or byte length read back (PostgreSQL values are at most 1 GiB). */
+    static final int MAX_LENGTH = 1 << 30;
+    private static final int CHUNK = 1 << 16;
+
+    private Wire() {}
+
+    static void writeUVarInt(DataOutput out, int v) throws IOException {
+        while ((v & ~0x7F) != 0) {
+            out.writeByte((v & 0x7F) | 0x80);
+            v >>>= 7;
+        }
+        out.writeByte(v);
+    }
+
+    static int readUVarInt(DataInput in, String what) throws IOException {
+        int v = 0;
+        for (int shift = 0; shift < 35; shift += 7) {
+            int b = in.readUnsignedByte();
+            if (shift == 28 && (b & 0xF0) != 0) {
+                throw new StateFormatException("varint of " + what + " overflows 32 bits");
+            }
+            v |= (b & 0x7F) << shift;
+            if ((b & 0x80) == 0) {
+                return v;
+            }
+        }
+        throw new StateFormatException("varint of " + what + " longer than 5 bytes");
+    }
+
+    static void writeUVarLong(DataOutput out, long v) throws IOException {
+        while ((v & ~0x7FL) != 0) {
+            out.writeByte((int) ((v & 0x7F) | 0x80));
+            v >>>= 7;
+        }
+        out.writeByte((int) v);
+    }
+
+    static long readUVarLong(DataInput in, String what) throws IOException {
+        long v = 0;
+        for (int shift = 0; shift < 70; shift += 7) {
+            int b = in.readUnsignedByte();
+            if (shift == 63 && (b & 0xFE) != 0) {
+                throw new StateFormatException("varint of " + what + " overflows 64 bits");
+            }
+            v |= (long) (b & 0x7F) << shift;
+            if ((b & 0x80) == 0) {
+                return v;
+            }
+        }
+        throw new StateFormatException("varint of " + what + " longer than 10 bytes");
+    }
+
+    static void writeVarInt(DataOutput out, int v) throws IOException {
+        writeUVarInt(out, (v << 1) ^ (v >> 31));
+    }
+
+    static int readVarInt(DataInput in, String what) throws IOException {
+        int z = readUVarInt(in, what);
+        return (z >>> 1) ^ -(z & 1);
+    }
+
+    static void writeVarLong(DataOutput out, long v) throws IOException {
+        writeUVarLong(out, (v << 1) ^ (v >> 63));
+    }
+
+    static long readVarLong(DataInput in, String what) throws IOException {
+        long z = readUVarLong(in, what);
+        return (z >>> 1) ^ -(z & 1);
+    }
+
+    static void writeString(DataOutput out, String s) throws IOException {
+        StringValue.writeString(s, out);
+    }
+
+    static String readString(DataInput in) throws IOException {
+        return StringValue.readString(in);
+    }
+
+    /** A non-negative count or length. */
+    static void writeCount(DataOutput out, int n) throws IOException {
+        if (n < 0) {
+            throw new IllegalArgumentException("negative count " + n);
+        }
+        writeUVarInt(out, n);
+    }
+
+    static int readCount(DataInput in, String what) throws IOException {
+        int n = readUVarInt(in, what);
+        if (n < 0 || n > MAX_LENGTH) {
+            throw new StateFormatException("implausible " + what + ": " + Integer.toUnsignedString(n));
+        }
+        return n;
+    }
+
+    /** A count, or -1 for null. */
+    static void writeNullableCount(DataOutput out, int n) throws IOException {
+        if (n < -1) {
+            throw new IllegalArgumentException("negative count " + n);
+        }
+        writeUVarInt(out, n + 1);
+    }
+
+    /** A count written by {@link #writeNullableCount}: -1 for null. */
+    static int readNullableCount(DataInput in, String what) throws IOException {
+        int n = readUVarInt(in, what);
+        if (n < 0 || n > MAX_LENGTH + 1) {
+            throw new StateFormatException("implausible " + what + ": " + Integer.toUnsignedString(n));
+        }
+        return n - 1;
+    }
+
+    static void writeBytes(DataOutput out, byte[] b) throws IOException {
+        writeCount(out, b.length);
+        out.write(b);
+    }
+
+    static byte[] readBytes(DataInput in, String what) throws IOException {
+        return readFully(in, readCount(in, what + " length"));
+    }
+
+    /**
+     * Reads {@code n} bytes. Large lengths are read in growing chunks, so a damaged length fails at the end of the
+     * input instead of allocating up to a gigabyte first.
+     */
+    static byte[] readFully(DataInput in, int n) throws IOException {
+        byte[] b = new byte[Math.min(n, CHUNK)];
+        int have = 0;
+        while (true) {
+            int k = b.length - have;
+            in.readFully(b, have, k);
+            have += k;
+            if (have == n) {
+                return b;
+            }
+            b = Arrays.copyOf(b, (int) Math.min(n, 2L * b.length));
+        }
+    }
+
+    /** Initial capacity for a collection of {@code n} elements read back (n itself is not trusted for allocation). */
+    static int capacity(int n) {
+        return Math.min(n, 1024);
+    }
+}
