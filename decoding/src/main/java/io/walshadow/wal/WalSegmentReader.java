@@ -22,7 +22,6 @@ public final class WalSegmentReader implements Closeable {
     private final int timeline;
     private final long endLsn;
     private final XLogStreamReader reader;
-    private final byte[] chunk = new byte[CHUNK];
     private FileChannel file;
     private long fileSegNo = -1;
     private boolean exhausted;
@@ -77,7 +76,8 @@ public final class WalSegmentReader implements Closeable {
     }
 
     private boolean fill() throws IOException {
-        long pos = reader.feedLsn();
+        // The tail of a segment after XLOG_SWITCH is never looked at: do not read it.
+        long pos = reader.skipUnreadPadding();
         long segNo = Long.divideUnsigned(pos, segmentSize);
         if (segNo != fileSegNo) {
             closeFile();
@@ -91,18 +91,10 @@ public final class WalSegmentReader implements Closeable {
         }
         long offset = pos & (segmentSize - 1);
         int want = (int) Math.min(CHUNK, segmentSize - offset);
-        ByteBuffer b = ByteBuffer.wrap(chunk, 0, want);
-        while (b.hasRemaining()) {
-            int n = file.read(b, offset + b.position());
-            if (n < 0) {
-                break;
-            }
-        }
-        if (b.position() == 0) {
+        if (reader.feed(pos, file, offset, want) == 0) {
             exhausted = true;
             return false;
         }
-        reader.feed(pos, chunk, 0, b.position());
         return true;
     }
 

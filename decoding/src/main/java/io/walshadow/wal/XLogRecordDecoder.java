@@ -3,7 +3,6 @@ package io.walshadow.wal;
 import static io.walshadow.wal.WalDecodeException.Kind.INVALID_BLOCK_REFERENCE;
 import static io.walshadow.wal.WalDecodeException.Kind.TRUNCATED_RECORD;
 
-import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 
@@ -22,7 +21,39 @@ final class XLogRecordDecoder {
 
     private XLogRecordDecoder() {}
 
+    /**
+     * Per-reader scratch space for the block headers of one record, so that decoding allocates only what the
+     * record keeps (its {@link BlockRef}s). Not thread-safe: one per {@link XLogStreamReader}.
+     */
+    static final class Scratch {
+        static final int FIELDS = 8;
+        // per block: {id, forkFlags, dataLen, bimgLen, holeOffset, holeLength, bimgInfo, blkno}
+        final int[] headers = new int[(XLR_MAX_BLOCK_ID + 1) * FIELDS];
+        final RelFileLocator[] rels = new RelFileLocator[XLR_MAX_BLOCK_ID + 1];
+        /**
+         * Relations seen recently, by relfilenode modulo the size: records keep naming the same few relations (a
+         * table and its indexes), and RelFileLocator is immutable, so they can share one object each.
+         */
+        final RelFileLocator[] recentRels = new RelFileLocator[16];
+
+        RelFileLocator rel(int spc, int db, int rel) {
+            int slot = rel & (recentRels.length - 1);
+            RelFileLocator r = recentRels[slot];
+            if (r == null || r.relNumber() != rel || r.dbOid() != db || r.spcOid() != spc) {
+                r = new RelFileLocator(spc, db, rel);
+                recentRels[slot] = r;
+            }
+            return r;
+        }
+    }
+
+    private static final ThreadLocal<Scratch> SCRATCH = ThreadLocal.withInitial(Scratch::new);
+
     static XLogRecord decode(WalFormat format, long lsn, long endLsn, byte[] rec) {
+        return decode(format, lsn, endLsn, rec, SCRATCH.get());
+    }
+
+    static XLogRecord decode(WalFormat format, long lsn, long endLsn, byte[] rec, Scratch scratch) {
         final int total = rec.length;
         int pos = XLogRecord.SIZE_OF_HEADER;
         int dataTotal = 0;
@@ -32,21 +63,23 @@ final class XLogRecordDecoder {
         int maxBlockId = -1;
         RelFileLocator lastRel = null;
 
-        // Block headers in order; their payloads follow all headers, in the same order.
-        List<int[]> headers = null; // {id, forkFlags, dataLen, bimgLen, holeOffset, holeLength, bimgInfo, blkno}
-        List<RelFileLocator> rels = null;
+        // Block headers in order; their payloads follow all headers, in the same order. Block ids strictly
+        // increase and are at most XLR_MAX_BLOCK_ID, so there are at most XLR_MAX_BLOCK_ID + 1 of them.
+        final int[] headers = scratch.headers;
+        final RelFileLocator[] rels = scratch.rels;
+        int nblocks = 0;
 
         while (total - pos > dataTotal) {
-            int blockId = need(rec, pos, 1, lsn, "block id");
+            int blockId = need(rec, pos, 1, lsn, "block id", -1);
             pos += 1;
             if (blockId == XLR_BLOCK_ID_DATA_SHORT) {
-                need(rec, pos, 1, lsn, "short main data length");
+                need(rec, pos, 1, lsn, "short main data length", -1);
                 mainDataLen = Bytes.uint8(rec, pos);
                 pos += 1;
                 dataTotal += mainDataLen;
                 break; // main data is always last
             } else if (blockId == XLR_BLOCK_ID_DATA_LONG) {
-                need(rec, pos, 4, lsn, "long main data length");
+                need(rec, pos, 4, lsn, "long main data length", -1);
                 mainDataLen = Bytes.int32(rec, pos);
                 pos += 4;
                 if (mainDataLen < 0) {
@@ -55,11 +88,11 @@ final class XLogRecordDecoder {
                 dataTotal += mainDataLen;
                 break;
             } else if (blockId == XLR_BLOCK_ID_ORIGIN) {
-                need(rec, pos, 2, lsn, "origin");
+                need(rec, pos, 2, lsn, "origin", -1);
                 origin = Bytes.uint16(rec, pos);
                 pos += 2;
             } else if (blockId == XLR_BLOCK_ID_TOPLEVEL_XID) {
-                need(rec, pos, 4, lsn, "toplevel xid");
+                need(rec, pos, 4, lsn, "toplevel xid", -1);
                 toplevelXid = Bytes.int32(rec, pos);
                 pos += 4;
             } else if (blockId <= XLR_MAX_BLOCK_ID) {
@@ -67,7 +100,7 @@ final class XLogRecordDecoder {
                     throw new WalDecodeException(INVALID_BLOCK_REFERENCE, lsn, "out-of-order block_id " + blockId);
                 }
                 maxBlockId = blockId;
-                need(rec, pos, 3, lsn, "block " + blockId + " header");
+                need(rec, pos, 3, lsn, "header", blockId);
                 int forkFlags = Bytes.uint8(rec, pos);
                 int dataLen = Bytes.uint16(rec, pos + 1);
                 pos += 3;
@@ -81,7 +114,7 @@ final class XLogRecordDecoder {
                 dataTotal += dataLen;
                 int bimgLen = 0, holeOffset = 0, holeLength = 0, bimgInfo = 0;
                 if ((forkFlags & BlockRef.BKPBLOCK_HAS_IMAGE) != 0) {
-                    need(rec, pos, 5, lsn, "block " + blockId + " image header");
+                    need(rec, pos, 5, lsn, "image header", blockId);
                     bimgLen = Bytes.uint16(rec, pos);
                     holeOffset = Bytes.uint16(rec, pos + 2);
                     bimgInfo = Bytes.uint8(rec, pos + 4);
@@ -90,7 +123,7 @@ final class XLogRecordDecoder {
                     boolean compressed = format.isCompressed(bimgInfo);
                     if (compressed) {
                         if (hasHole) {
-                            need(rec, pos, 2, lsn, "block " + blockId + " hole length");
+                            need(rec, pos, 2, lsn, "hole length", blockId);
                             holeLength = Bytes.uint16(rec, pos);
                             pos += 2;
                         }
@@ -118,8 +151,8 @@ final class XLogRecordDecoder {
                 }
                 RelFileLocator rel;
                 if ((forkFlags & BlockRef.BKPBLOCK_SAME_REL) == 0) {
-                    need(rec, pos, 12, lsn, "block " + blockId + " relfilelocator");
-                    rel = new RelFileLocator(Bytes.int32(rec, pos), Bytes.int32(rec, pos + 4), Bytes.int32(rec, pos + 8));
+                    need(rec, pos, 12, lsn, "relfilelocator", blockId);
+                    rel = scratch.rel(Bytes.int32(rec, pos), Bytes.int32(rec, pos + 4), Bytes.int32(rec, pos + 8));
                     pos += 12;
                     lastRel = rel;
                 } else {
@@ -128,15 +161,20 @@ final class XLogRecordDecoder {
                     }
                     rel = lastRel;
                 }
-                need(rec, pos, 4, lsn, "block " + blockId + " block number");
+                need(rec, pos, 4, lsn, "block number", blockId);
                 int blkno = Bytes.int32(rec, pos);
                 pos += 4;
-                if (headers == null) {
-                    headers = new ArrayList<>(4);
-                    rels = new ArrayList<>(4);
-                }
-                headers.add(new int[] {blockId, forkFlags, dataLen, bimgLen, holeOffset, holeLength, bimgInfo, blkno});
-                rels.add(rel);
+                int h = nblocks * Scratch.FIELDS;
+                headers[h] = blockId;
+                headers[h + 1] = forkFlags;
+                headers[h + 2] = dataLen;
+                headers[h + 3] = bimgLen;
+                headers[h + 4] = holeOffset;
+                headers[h + 5] = holeLength;
+                headers[h + 6] = bimgInfo;
+                headers[h + 7] = blkno;
+                rels[nblocks] = rel;
+                nblocks++;
             } else {
                 throw new WalDecodeException(INVALID_BLOCK_REFERENCE, lsn, "invalid block_id " + blockId);
             }
@@ -149,32 +187,47 @@ final class XLogRecordDecoder {
 
         List<BlockRef> blocks;
         int fpiLen = 0;
-        if (headers == null) {
+        if (nblocks == 0) {
             blocks = Collections.emptyList();
+        } else if (nblocks == 1) { // the common case: no array
+            int imageOffset = 0;
+            if ((headers[1] & BlockRef.BKPBLOCK_HAS_IMAGE) != 0) {
+                imageOffset = pos;
+                pos += headers[3];
+                fpiLen = headers[3];
+            }
+            int dataOffset = pos;
+            pos += headers[2];
+            blocks = List.of(new BlockRef(rec, headers[0], headers[1], rels[0], headers[7], dataOffset, headers[2],
+                    imageOffset, headers[3], headers[4], headers[5], headers[6]));
         } else {
-            BlockRef[] arr = new BlockRef[headers.size()];
-            for (int i = 0; i < arr.length; i++) {
-                int[] h = headers.get(i);
+            BlockRef[] arr = new BlockRef[nblocks];
+            for (int i = 0; i < nblocks; i++) {
+                int h = i * Scratch.FIELDS;
                 int imageOffset = 0;
-                if ((h[1] & BlockRef.BKPBLOCK_HAS_IMAGE) != 0) {
+                if ((headers[h + 1] & BlockRef.BKPBLOCK_HAS_IMAGE) != 0) {
                     imageOffset = pos;
-                    pos += h[3];
-                    fpiLen += h[3];
+                    pos += headers[h + 3];
+                    fpiLen += headers[h + 3];
                 }
                 int dataOffset = pos;
-                pos += h[2];
-                arr[i] = new BlockRef(rec, h[0], h[1], rels.get(i), h[7], dataOffset, h[2], imageOffset, h[3],
-                        h[4], h[5], h[6]);
+                pos += headers[h + 2];
+                arr[i] = new BlockRef(rec, headers[h], headers[h + 1], rels[i], headers[h + 7], dataOffset,
+                        headers[h + 2], imageOffset, headers[h + 3], headers[h + 4], headers[h + 5], headers[h + 6]);
             }
             blocks = List.of(arr);
         }
         return new XLogRecord(format, lsn, endLsn, rec, blocks, pos, mainDataLen, origin, toplevelXid, fpiLen);
     }
 
-    /** COPY_HEADER_FIELD's length check: returns the first byte for convenience. */
-    private static int need(byte[] rec, int pos, int n, long lsn, String what) {
+    /**
+     * COPY_HEADER_FIELD's length check: returns the first byte for convenience. The message is only built on
+     * failure ({@code blockId} >= 0 prefixes "block N").
+     */
+    private static int need(byte[] rec, int pos, int n, long lsn, String what, int blockId) {
         if (rec.length - pos < n) {
-            throw new WalDecodeException(TRUNCATED_RECORD, lsn, "record ends inside " + what
+            throw new WalDecodeException(TRUNCATED_RECORD, lsn, "record ends inside "
+                    + (blockId >= 0 ? "block " + blockId + " " + what : what)
                     + " (offset " + pos + ", record length " + rec.length + ")");
         }
         return rec[pos] & 0xFF;

@@ -9,7 +9,10 @@ import static io.walshadow.wal.WalDecodeException.Kind.PREV_LINK_BROKEN;
 import static io.walshadow.wal.WalDecodeException.Kind.STREAM_GAP;
 import static io.walshadow.wal.WalDecodeException.Kind.TIMELINE_CHANGE;
 
+import java.io.IOException;
 import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.util.Arrays;
 import java.util.zip.CRC32C;
 
 /**
@@ -41,6 +44,7 @@ public final class XLogStreamReader {
     private final int segmentSize;
     private final boolean zeroLengthIsEndOfWal;
     private final CRC32C crc = new CRC32C();
+    private final XLogRecordDecoder.Scratch scratch = new XLogRecordDecoder.Scratch();
 
     // Unconsumed bytes are buf[bufStart, bufEnd); buf[bufStart] is at readPtr.
     private byte[] buf = new byte[1 << 17];
@@ -54,6 +58,7 @@ public final class XLogStreamReader {
     private long systemId;
     private long expectedPrev;
     private boolean endOfWal;
+    private WalDecodeException failure;
 
     // Record being assembled.
     private byte[] rec;
@@ -134,6 +139,41 @@ public final class XLogStreamReader {
         }
     }
 
+    /**
+     * Appends up to {@code maxLen} bytes read from {@code ch} at {@code position}, straight into the reader's buffer
+     * (no intermediate copy); they start at {@code lsn}, which must be {@link #feedLsn()}.
+     *
+     * @return bytes appended; 0 at the end of the file
+     */
+    int feed(long lsn, FileChannel ch, long position, int maxLen) throws IOException {
+        if (lsn != feedLsn()) {
+            throw new WalDecodeException(STREAM_GAP, lsn, "received WAL at " + Lsn.format(lsn) + " but expected "
+                    + Lsn.format(feedLsn()));
+        }
+        ensureCapacity(maxLen);
+        ByteBuffer dst = ByteBuffer.wrap(buf, bufEnd, maxLen);
+        while (dst.hasRemaining()) {
+            if (ch.read(dst, position + (dst.position() - bufEnd)) < 0) {
+                break;
+            }
+        }
+        int n = dst.position() - bufEnd;
+        bufEnd += n;
+        return n;
+    }
+
+    /**
+     * When every byte before the next one the reader will look at is padding it skips unseen (the rest of a
+     * segment after XLOG_SWITCH, or MAXALIGN padding) and none is buffered, moves {@link #feedLsn()} past it, so a
+     * file reader need not read it. Returns the new {@link #feedLsn()}. (A walsender sends the padding anyway.)
+     */
+    long skipUnreadPadding() {
+        if (bufStart == bufEnd && Long.compareUnsigned(readPtr, skipUntil) < 0) {
+            readPtr = skipUntil;
+        }
+        return feedLsn();
+    }
+
     private void ensureCapacity(int len) {
         if (buf.length - bufEnd >= len) {
             return;
@@ -163,8 +203,31 @@ public final class XLogStreamReader {
         }
     }
 
-    /** The next complete record, or null if more bytes are needed (or the end of WAL was reached in file mode). */
+    /**
+     * The next complete record, or null if more bytes are needed (or the end of WAL was reached in file mode).
+     *
+     * <p>Fail-stop: once a {@link WalDecodeException} was thrown, every later call throws it again, so a caller
+     * that catches and retries cannot step over the bad record; {@link #resumeLsn()} then still points at (not
+     * past) the record or page at fault.
+     */
     public XLogRecord next() {
+        if (failure != null) {
+            throw failure;
+        }
+        try {
+            return nextRecord();
+        } catch (WalDecodeException e) {
+            failure = e;
+            throw e;
+        }
+    }
+
+    /** The error {@link #next()} failed with, or null. */
+    public WalDecodeException failure() {
+        return failure;
+    }
+
+    private XLogRecord nextRecord() {
         while (!endOfWal) {
             if (readPtr < skipUntil) {
                 int n = (int) Math.min(avail(), skipUntil - readPtr);
@@ -180,8 +243,14 @@ public final class XLogStreamReader {
                 }
                 continue;
             }
-            if (rec == null && !startRecord()) {
-                return null;
+            if (rec == null) {
+                if (!startRecord()) {
+                    return null;
+                }
+                if (recFilled == rec.length) {
+                    checkRecordHeader();
+                    return finishRecord();
+                }
             }
             int onPage = BLCKSZ - (int) (readPtr & (BLCKSZ - 1));
             int n = Math.min(Math.min(onPage, avail()), rec.length - recFilled);
@@ -217,10 +286,18 @@ public final class XLogStreamReader {
         if (totLen > MAX_RECORD_SIZE) {
             throw new WalDecodeException(INVALID_RECORD_LENGTH, readPtr, "record length " + totLen + " is too large");
         }
-        rec = new byte[(int) totLen];
-        recFilled = 0;
+        int len = (int) totLen;
         recLsn = readPtr;
         recHeaderChecked = false;
+        if (len <= avail() && len <= BLCKSZ - (int) (readPtr & (BLCKSZ - 1))) {
+            // The whole record is buffered and on this page (the common case): one copy, no zeroing first.
+            rec = Arrays.copyOfRange(buf, bufStart, bufStart + len);
+            recFilled = len;
+            consume(len);
+        } else {
+            rec = new byte[len];
+            recFilled = 0;
+        }
         return true;
     }
 
@@ -239,7 +316,6 @@ public final class XLogStreamReader {
 
     private XLogRecord finishRecord() {
         byte[] r = rec;
-        rec = null;
         crc.reset();
         crc.update(r, XLogRecord.SIZE_OF_HEADER, r.length - XLogRecord.SIZE_OF_HEADER);
         crc.update(r, 0, 20);
@@ -255,9 +331,12 @@ public final class XLogStreamReader {
             // The rest of the segment is padding; the next record starts the next segment.
             end = (readPtr + segmentSize - 1) & ~((long) segmentSize - 1);
         }
+        // Decode before advancing: if the record is refused, the reader's position stays at its start.
+        XLogRecord decoded = XLogRecordDecoder.decode(format, recLsn, end, r, scratch);
+        rec = null;
         skipUntil = end;
         expectedPrev = recLsn;
-        return XLogRecordDecoder.decode(format, recLsn, end, r);
+        return decoded;
     }
 
     /** Validates and strips the page header at readPtr; false if its bytes have not arrived yet. */
