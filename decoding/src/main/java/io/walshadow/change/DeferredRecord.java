@@ -5,9 +5,11 @@ import io.walshadow.wal.XLogRecord;
 
 /**
  * A heap record whose relation can only be known at its transaction's commit: a relfilenode the transaction
- * created itself (CREATE TABLE + COPY, TRUNCATE + INSERT, a rewrite), or one whose catalog state is ambiguous
- * until that commit. Buffered raw with the transaction; decoded at the commit with the history as of the commit
- * ({@code history.lookup(rel, commitLsn)}), discarded with an abort.
+ * created itself (CREATE TABLE + COPY, TRUNCATE + INSERT, a rewrite), one whose catalog state is ambiguous
+ * until that commit, or one whose catalog state the transaction itself changed before the record (ALTER TABLE
+ * then DML in one transaction: the tuple may have the shape only the commit publishes). Buffered raw with the
+ * transaction; decoded at the commit with the history as of the commit ({@code history.lookup(rel, commitLsn)}),
+ * discarded with an abort.
  */
 public record DeferredRecord(long lsn, int xid, RelFileLocator rel, XLogRecord record) implements ChangeEvent {
 }

@@ -13,7 +13,9 @@ import io.walshadow.wal.BlockRef;
 import io.walshadow.wal.RelFileLocator;
 import io.walshadow.wal.Rmgrs;
 import io.walshadow.wal.XLogRecord;
+import io.walshadow.xact.TransactionIds;
 import io.walshadow.xact.XactAbort;
+import io.walshadow.xact.XactAssignment;
 import io.walshadow.xact.XactCommit;
 import io.walshadow.xact.XactInvalidations;
 import io.walshadow.xact.XactRecord;
@@ -21,8 +23,10 @@ import io.walshadow.xact.XactRecordParser;
 import java.nio.ByteBuffer;
 import java.sql.SQLException;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 
 /**
@@ -30,6 +34,12 @@ import java.util.Set;
  * replicated relations become typed row changes with the descriptor valid at the record's LSN; records whose
  * relation only its own commit can name are deferred raw; commits advance the catalog history (before any later
  * record is decoded) and carry the catalog changes they published.
+ *
+ * <p>A transaction that changes a relation's catalog state (ALTER TABLE ... then INSERT/UPDATE in the same
+ * transaction: a migration with a backfill) writes tuples of the new shape before its commit publishes that shape.
+ * With wal_level=logical every command's invalidations are logged (XLOG_XACT_INVALIDATIONS); once a transaction
+ * has invalidated a replicated relation, its later heap records on that relation are deferred to its commit and
+ * decoded with the shape as of the commit. Its records before that point decode at once, with the old shape.
  *
  * <p>Not thread-safe; one instance per WAL stream, fed every record in order.
  */
@@ -43,6 +53,14 @@ public final class WalChangeDecoder {
     private final DecoderCounters counters = new DecoderCounters();
     /** Relfilenodes of this database created by XLOG_SMGR_CREATE and not yet settled by a commit or abort. */
     private final Set<RelFileLocator> created = new HashSet<>();
+    /**
+     * Relation oids whose relcache an in-progress transaction has invalidated (its DDL so far), by top-level xid;
+     * {@link #ALL_RELATIONS} when it invalidated every relation.
+     */
+    private final Map<Integer, Set<Integer>> alteredBy = new HashMap<>();
+    /** Top-level xid of subtransactions seen (records' top-level xid block, XLOG_XACT_ASSIGNMENT). */
+    private final Map<Integer, Integer> topOf = new HashMap<>();
+    static final int ALL_RELATIONS = 0;
 
     public WalChangeDecoder(CatalogTracker tracker, RowDecoder rows) {
         this.tracker = tracker;
@@ -67,9 +85,26 @@ public final class WalChangeDecoder {
         return created;
     }
 
+    /**
+     * Relations that in-progress transactions changed the catalog state of, by top-level xid (part of the
+     * operator's state, like {@link #pendingCreated()}: heap records of those transactions on those relations are
+     * deferred).
+     */
+    public Map<Integer, Set<Integer>> pendingAltered() {
+        return alteredBy;
+    }
+
+    /** Subtransaction to top-level xid, for transactions in progress (part of the operator's state). */
+    public Map<Integer, Integer> pendingSubxactParents() {
+        return topOf;
+    }
+
     /** Events of one record, in order (usually zero or one; a MULTI_INSERT yields one per tuple). */
     public List<ChangeEvent> decode(XLogRecord r) throws SQLException {
         counters.records++;
+        if (r.toplevelXid() != 0 && r.xid() != 0 && r.xid() != r.toplevelXid()) {
+            topOf.put(r.xid(), r.toplevelXid());
+        }
         switch (r.rmid()) {
             case Rmgrs.RM_HEAP_ID:
             case Rmgrs.RM_HEAP2_ID:
@@ -80,7 +115,9 @@ public final class WalChangeDecoder {
                 if (r.rmgrInfo() == XLOG_RUNNING_XACTS) {
                     // xl_running_xacts: xcnt, subxcnt, subxid_overflow (+pad), nextXid, oldestRunningXid, ...
                     ByteBuffer d = r.mainData();
-                    tracker.onRunningXacts(r.lsn(), d.getInt(16));
+                    int oldestRunning = d.getInt(16);
+                    tracker.onRunningXacts(r.lsn(), oldestRunning);
+                    forgetFinishedBefore(oldestRunning);
                 }
                 return List.of();
             case Rmgrs.RM_SMGR_ID:
@@ -115,6 +152,10 @@ public final class WalChangeDecoder {
         Lookup lookup = history().lookup(rel, r.lsn());
         switch (lookup.outcome()) {
             case PRESENT:
+                if (alteredByOwnTransaction(r, lookup.descriptor().relOid())) {
+                    // The tuple may already have the shape this transaction's DDL gives the relation at commit.
+                    return defer(r, rel);
+                }
                 return rowChanges(r, lookup.descriptor());
             case AMBIGUOUS:
                 if (lookup.ambiguity().awaitedXids().contains(r.xid())
@@ -139,6 +180,27 @@ public final class WalChangeDecoder {
                 }
                 return List.of();
         }
+    }
+
+    private int topXid(XLogRecord r) {
+        return r.toplevelXid() != 0 ? r.toplevelXid() : topOf.getOrDefault(r.xid(), r.xid());
+    }
+
+    private boolean alteredByOwnTransaction(XLogRecord r, int relOid) {
+        if (alteredBy.isEmpty()) {
+            return false;
+        }
+        Set<Integer> rels = alteredBy.get(topXid(r));
+        return rels != null && (rels.contains(relOid) || rels.contains(ALL_RELATIONS));
+    }
+
+    /** Transactions preceding the oldest running xid have ended: forget what a missed commit/abort left behind. */
+    private void forgetFinishedBefore(int oldestRunningXid) {
+        if (!TransactionIds.isNormal(oldestRunningXid)) {
+            return;
+        }
+        alteredBy.keySet().removeIf(x -> TransactionIds.precedes(x, oldestRunningXid));
+        topOf.values().removeIf(x -> TransactionIds.precedes(x, oldestRunningXid));
     }
 
     private List<ChangeEvent> defer(XLogRecord r, RelFileLocator rel) {
@@ -203,15 +265,41 @@ public final class WalChangeDecoder {
                     c.invals() != null && (c.invals().resetsAllRelations(db) || c.invals().resetsCatalog(db)),
                     dropped, Set.copyOf(created)));
             settleCreated(changes, dropped);
+            forget(c.allXids().toIntArray());
         } else if (x instanceof XactAbort a) {
             if (a.rels() != null) {
                 a.rels().forEach(created::remove); // storage an aborted transaction created is dropped
             }
-        } else if (x instanceof XactInvalidations) {
-            return List.of(); // command-boundary invalidations change nothing before the commit
+            // A rolled back subtransaction's DDL is undone, but deferring its family's later records stays correct
+            // (they decode with the shape at the commit); only the family's own end forgets it.
+            forget(a.allXids().toIntArray());
+        } else if (x instanceof XactInvalidations inv) {
+            // Command-boundary invalidations change nothing in the history before the commit, but the transaction's
+            // later tuples of the relations they name may have the new shape already.
+            Set<Integer> rels = new HashSet<>(inv.invals().relcacheRelIds(db));
+            if (inv.invals().resetsAllRelations(db) || inv.invals().resetsCatalog(db)) {
+                rels.add(ALL_RELATIONS);
+            }
+            if (!rels.isEmpty()) {
+                int top = inv.toplevelXid() != 0 ? inv.toplevelXid()
+                        : topOf.getOrDefault(inv.recordXid(), inv.recordXid());
+                alteredBy.computeIfAbsent(top, k -> new HashSet<>()).addAll(rels);
+            }
+            return List.of();
+        } else if (x instanceof XactAssignment as) {
+            for (int sub : as.subxids().toIntArray()) {
+                topOf.put(sub, as.xtop());
+            }
         }
         counters.xactEvents++;
         return List.of(new XactEvent(x, changes));
+    }
+
+    private void forget(int[] xids) {
+        for (int x : xids) {
+            alteredBy.remove(x);
+            topOf.remove(x);
+        }
     }
 
     /** A relfilenode is settled once a commit resolved it into the history, or dropped it. */

@@ -27,8 +27,10 @@ import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import org.apache.flink.api.common.functions.OpenContext;
 import org.apache.flink.api.common.state.ListState;
@@ -66,6 +68,8 @@ public final class WalDecoderFunction extends ProcessFunction<XLogRecord, Change
     private transient ListState<byte[]> state;
     private transient DescriptorHistory restoredHistory;
     private transient Set<RelFileLocator> restoredCreated;
+    private transient Map<Integer, Set<Integer>> restoredAltered;
+    private transient Map<Integer, Integer> restoredParents;
     private transient Connection catalogConnection;
     private transient WalChangeDecoder decoder;
     private transient Counter columnErrors;
@@ -105,6 +109,8 @@ public final class WalDecoderFunction extends ProcessFunction<XLogRecord, Change
         decoder = new WalChangeDecoder(tracker, rowDecoder());
         if (restoredCreated != null) {
             decoder.pendingCreated().addAll(restoredCreated);
+            decoder.pendingAltered().putAll(restoredAltered);
+            decoder.pendingSubxactParents().putAll(restoredParents);
         }
         registerMetrics(getRuntimeContext().getMetricGroup().addGroup("decoder"), tracker);
     }
@@ -183,6 +189,22 @@ public final class WalDecoderFunction extends ProcessFunction<XLogRecord, Change
             out.writeInt(l.dbOid());
             out.writeInt(l.relNumber());
         }
+        // Relations each in-progress transaction altered (its later rows decode at its commit).
+        Map<Integer, Set<Integer>> altered = decoder.pendingAltered();
+        out.writeInt(altered.size());
+        for (Map.Entry<Integer, Set<Integer>> e : altered.entrySet()) {
+            out.writeInt(e.getKey());
+            out.writeInt(e.getValue().size());
+            for (int rel : e.getValue()) {
+                out.writeInt(rel);
+            }
+        }
+        Map<Integer, Integer> parents = decoder.pendingSubxactParents();
+        out.writeInt(parents.size());
+        for (Map.Entry<Integer, Integer> e : parents.entrySet()) {
+            out.writeInt(e.getKey());
+            out.writeInt(e.getValue());
+        }
         out.flush();
         return bytes.toByteArray();
     }
@@ -199,6 +221,22 @@ public final class WalDecoderFunction extends ProcessFunction<XLogRecord, Change
         restoredCreated = new HashSet<>();
         for (int i = 0; i < n; i++) {
             restoredCreated.add(new RelFileLocator(in.readInt(), in.readInt(), in.readInt()));
+        }
+        restoredAltered = new HashMap<>();
+        int na = in.readInt();
+        for (int i = 0; i < na; i++) {
+            int xid = in.readInt();
+            int m = in.readInt();
+            Set<Integer> rels = new HashSet<>();
+            for (int k = 0; k < m; k++) {
+                rels.add(in.readInt());
+            }
+            restoredAltered.put(xid, rels);
+        }
+        restoredParents = new HashMap<>();
+        int np = in.readInt();
+        for (int i = 0; i < np; i++) {
+            restoredParents.put(in.readInt(), in.readInt());
         }
     }
 
