@@ -10,6 +10,7 @@ import io.walshadow.change.RowChange;
 import io.walshadow.pg.PgConnectionConfig;
 import io.walshadow.source.WalSource;
 import io.walshadow.source.WalSourceOptions;
+import io.walshadow.testing.FlinkTestJobs;
 import io.walshadow.testing.LocalPg;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -20,17 +21,10 @@ import java.util.List;
 import java.util.Map;
 import java.util.StringJoiner;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.function.BooleanSupplier;
-import java.util.stream.Stream;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.api.common.functions.MapFunction;
-import io.walshadow.state.ChangeEventTypeInfo;
-import org.apache.flink.configuration.CheckpointingOptions;
-import org.apache.flink.configuration.Configuration;
-import org.apache.flink.configuration.ExternalizedCheckpointRetention;
-import org.apache.flink.configuration.RestartStrategyOptions;
-import org.apache.flink.configuration.StateBackendOptions;
-import org.apache.flink.configuration.StateRecoveryOptions;
+import io.walshadow.state.BufferEventSerializer;
+import io.walshadow.change.BufferEvent;
 import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.streaming.api.functions.sink.v2.DiscardingSink;
@@ -66,7 +60,7 @@ class DecoderRestoreTest {
             }
             Thread.sleep(1500); // let checkpoints complete past the probe rows
             first.cancel().get();
-            Path restoreFrom = latestCheckpoint(checkpoints);
+            Path restoreFrom = FlinkTestJobs.latestCheckpoint(checkpoints);
 
             // While the job is down: rows in the old shape, then DDL that changes the shape, then rows in the new one.
             LocalPg.exec(c, "INSERT INTO " + table + " SELECT g, 'before' FROM generate_series(1, 4) g");
@@ -76,12 +70,12 @@ class DecoderRestoreTest {
             long end = LocalPg.flushLsn(c);
 
             JobClient second = startJob(slot, table, checkpoints, restoreFrom);
-            awaitTrue(Duration.ofSeconds(120), () -> rows.keySet().stream().anyMatch(l -> Long.compareUnsigned(l, end) < 0
+            FlinkTestJobs.awaitTrue(() -> "the restored job decodes all rows; so far " + ROWS, Duration.ofSeconds(120), () -> rows.keySet().stream().anyMatch(l -> Long.compareUnsigned(l, end) < 0
                     && rows.get(l).get(0).contains("b=after")) && countContaining(rows, "b=after") == 3);
             second.cancel().get();
         } finally {
             try (Connection c = LocalPg.connect()) {
-                dropSlot(c, slot);
+                FlinkTestJobs.dropSlot(c, slot);
                 LocalPg.exec(c, "DROP TABLE IF EXISTS " + table);
             }
         }
@@ -113,24 +107,14 @@ class DecoderRestoreTest {
     }
 
     private static JobClient startJob(String slot, String table, Path checkpoints, Path restoreFrom) throws Exception {
-        Configuration conf = new Configuration();
-        conf.set(StateBackendOptions.STATE_BACKEND, "rocksdb");
-        conf.set(CheckpointingOptions.CHECKPOINTS_DIRECTORY, checkpoints.toUri().toString());
-        conf.set(CheckpointingOptions.MAX_RETAINED_CHECKPOINTS, 100);
-        conf.set(CheckpointingOptions.EXTERNALIZED_CHECKPOINT_RETENTION, ExternalizedCheckpointRetention.RETAIN_ON_CANCELLATION);
-        conf.set(CheckpointingOptions.CHECKPOINTING_INTERVAL, Duration.ofMillis(300));
-        conf.set(RestartStrategyOptions.RESTART_STRATEGY, "none");
-        if (restoreFrom != null) {
-            conf.set(StateRecoveryOptions.SAVEPOINT_PATH, restoreFrom.toUri().toString());
-        }
-        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(conf);
+        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(
+                FlinkTestJobs.checkpointed(checkpoints, restoreFrom));
         env.setParallelism(1);
         env.getConfig().enableObjectReuse();
-        PgConnectionConfig pg = new PgConnectionConfig(LocalPg.host(), LocalPg.port(), LocalPg.database(),
-                LocalPg.user(), LocalPg.password(), "disable", null);
+        PgConnectionConfig pg = FlinkTestJobs.localPg();
         env.fromSource(new WalSource(pg, WalSourceOptions.defaults(slot)), WatermarkStrategy.noWatermarks(), "wal")
                 .uid("wal-source")
-                .process(new WalDecoderFunction(pg, "public." + table, "")).returns(ChangeEventTypeInfo.INSTANCE)
+                .process(new WalDecoderFunction(pg, "public." + table, "")).returns(BufferEventSerializer.typeInfo())
                 .uid("wal-decoder")
                 .map(new Collect(table)).uid("collect")
                 .sinkTo(new DiscardingSink<>());
@@ -138,7 +122,7 @@ class DecoderRestoreTest {
     }
 
     /** Records each row change of the table as "name=value,..." under its LSN. */
-    static final class Collect implements MapFunction<ChangeEvent, Long> {
+    static final class Collect implements MapFunction<BufferEvent, Long> {
         private final String table;
 
         Collect(String table) {
@@ -146,7 +130,8 @@ class DecoderRestoreTest {
         }
 
         @Override
-        public Long map(ChangeEvent e) {
+        public Long map(BufferEvent be) {
+            ChangeEvent e = be.event();
             if (e instanceof RowChange r && r.descriptor().name().equals(table) && r.newValues() != null) {
                 StringJoiner j = new StringJoiner(",");
                 for (Column col : r.descriptor().columns()) {
@@ -161,37 +146,4 @@ class DecoderRestoreTest {
         }
     }
 
-    private static Path latestCheckpoint(Path checkpoints) throws Exception {
-        try (Stream<Path> s = Files.walk(checkpoints)) {
-            return s.filter(p -> p.getFileName().toString().equals("_metadata")).map(Path::getParent)
-                    .max((a, b) -> Long.compare(Long.parseLong(a.getFileName().toString().substring(4)),
-                            Long.parseLong(b.getFileName().toString().substring(4))))
-                    .orElseThrow(() -> new AssertionError("no completed checkpoint in " + checkpoints));
-        }
-    }
-
-    private static void dropSlot(Connection c, String slot) throws Exception {
-        long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
-        while (true) {
-            try {
-                LocalPg.exec(c, "SELECT pg_drop_replication_slot(slot_name) FROM pg_replication_slots WHERE slot_name = '" + slot + "'");
-                return;
-            } catch (Exception e) {
-                if (System.nanoTime() > deadline) {
-                    throw e;
-                }
-                Thread.sleep(200);
-            }
-        }
-    }
-
-    private static void awaitTrue(Duration timeout, BooleanSupplier condition) throws InterruptedException {
-        long deadline = System.nanoTime() + timeout.toNanos();
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() > deadline) {
-                fail("timed out; decoded rows so far: " + ROWS);
-            }
-            Thread.sleep(100);
-        }
-    }
 }

@@ -4,7 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
-import io.walshadow.pg.PgConnectionConfig;
+import io.walshadow.testing.FlinkTestJobs;
 import io.walshadow.testing.LocalPg;
 import io.walshadow.wal.Lsn;
 import java.nio.file.Files;
@@ -17,17 +17,9 @@ import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.function.BooleanSupplier;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import java.util.stream.Stream;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
-import org.apache.flink.configuration.CheckpointingOptions;
-import org.apache.flink.configuration.Configuration;
-import org.apache.flink.configuration.ExternalizedCheckpointRetention;
-import org.apache.flink.configuration.RestartStrategyOptions;
-import org.apache.flink.configuration.StateBackendOptions;
-import org.apache.flink.configuration.StateRecoveryOptions;
 import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.streaming.api.functions.sink.v2.DiscardingSink;
@@ -62,20 +54,20 @@ class WalSourceCheckpointTest {
             watcher.start();
             try {
                 JobClient first = startJob(slot, checkpoints, null);
-                awaitTrue("first job commits records over 3 checkpoints", Duration.ofSeconds(90),
+                FlinkTestJobs.awaitTrue("first job commits records over 3 checkpoints", Duration.ofSeconds(90),
                         () -> committed.size() > 500 && CheckpointCommitLog.snapshotPositions(slot).size() >= 3);
                 first.cancel().get();
                 int afterFirst = committed.size();
                 firstJobRecords = afterFirst;
-                Path restoreFrom = latestCheckpoint(checkpoints);
+                Path restoreFrom = FlinkTestJobs.latestCheckpoint(checkpoints);
 
                 JobClient second = startJob(slot, checkpoints, restoreFrom);
-                awaitTrue("restored job commits more records", Duration.ofSeconds(90),
+                FlinkTestJobs.awaitTrue("restored job commits more records", Duration.ofSeconds(90),
                         () -> committed.size() > afterFirst + 500);
                 running.set(false);
                 workload.join();
                 long end = LocalPg.flushLsn(c);
-                awaitTrue("everything up to " + Lsn.format(end) + " committed", Duration.ofSeconds(60),
+                FlinkTestJobs.awaitTrue("everything up to " + Lsn.format(end) + " committed", Duration.ofSeconds(60),
                         () -> !committed.isEmpty()
                                 && Long.compareUnsigned(committed.get(committed.size() - 1)[2], end) >= 0);
                 second.cancel().get();
@@ -122,28 +114,17 @@ class WalSourceCheckpointTest {
                     Lsn.format(r0), Lsn.format(lastEnd), completedPositions.size(), seen.size());
         } finally {
             try (Connection c = LocalPg.connect()) {
-                dropSlot(c, slot);
+                FlinkTestJobs.dropSlot(c, slot);
                 LocalPg.exec(c, "DROP TABLE IF EXISTS " + table);
             }
         }
     }
 
     private static JobClient startJob(String slot, Path checkpoints, Path restoreFrom) throws Exception {
-        Configuration conf = new Configuration();
-        conf.set(StateBackendOptions.STATE_BACKEND, "rocksdb");
-        conf.set(CheckpointingOptions.CHECKPOINTS_DIRECTORY, checkpoints.toUri().toString());
-        conf.set(CheckpointingOptions.MAX_RETAINED_CHECKPOINTS, 1000);
-        conf.set(CheckpointingOptions.EXTERNALIZED_CHECKPOINT_RETENTION, ExternalizedCheckpointRetention.RETAIN_ON_CANCELLATION);
-        conf.set(CheckpointingOptions.CHECKPOINTING_INTERVAL, Duration.ofMillis(300));
-        conf.set(RestartStrategyOptions.RESTART_STRATEGY, "none");
-        if (restoreFrom != null) {
-            conf.set(StateRecoveryOptions.SAVEPOINT_PATH, restoreFrom.toUri().toString());
-        }
-        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(conf);
+        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(
+                FlinkTestJobs.checkpointed(checkpoints, restoreFrom));
         env.setParallelism(1);
-        PgConnectionConfig pg = new PgConnectionConfig(LocalPg.host(), LocalPg.port(), LocalPg.database(),
-                LocalPg.user(), LocalPg.password(), "disable", null);
-        env.fromSource(new WalSource(pg, WalSourceOptions.defaults(slot)), WatermarkStrategy.noWatermarks(), "wal")
+        env.fromSource(new WalSource(FlinkTestJobs.localPg(), WalSourceOptions.defaults(slot)), WatermarkStrategy.noWatermarks(), "wal")
                 .uid("wal-source")
                 .map(new CheckpointCommitLog(slot)).uid("commit-log")
                 .sinkTo(new DiscardingSink<>());
@@ -182,11 +163,7 @@ class WalSourceCheckpointTest {
 
     /** Positions of checkpoints whose metadata Flink wrote: the completed ones. */
     private static Set<Long> completedCheckpointPositions(String slot, Path checkpoints) throws Exception {
-        Set<Long> completedIds = new HashSet<>();
-        try (Stream<Path> s = Files.walk(checkpoints)) {
-            s.filter(p -> p.getFileName().toString().equals("_metadata"))
-                    .forEach(p -> completedIds.add(Long.parseLong(p.getParent().getFileName().toString().substring(4))));
-        }
+        Set<Long> completedIds = FlinkTestJobs.completedCheckpointIds(checkpoints);
         Set<Long> positions = new HashSet<>();
         CheckpointCommitLog.snapshotPositions(slot).forEach((id, pos) -> {
             if (completedIds.contains(id)) {
@@ -194,16 +171,6 @@ class WalSourceCheckpointTest {
             }
         });
         return positions;
-    }
-
-    private static Path latestCheckpoint(Path checkpoints) throws Exception {
-        try (Stream<Path> s = Files.walk(checkpoints)) {
-            return s.filter(p -> p.getFileName().toString().equals("_metadata"))
-                    .map(Path::getParent)
-                    .max((a, b) -> Long.compare(Long.parseLong(a.getFileName().toString().substring(4)),
-                            Long.parseLong(b.getFileName().toString().substring(4))))
-                    .orElseThrow(() -> new AssertionError("no completed checkpoint in " + checkpoints));
-        }
     }
 
     /**
@@ -229,28 +196,5 @@ class WalSourceCheckpointTest {
         return lsns;
     }
 
-    private static void dropSlot(Connection c, String slot) throws Exception {
-        long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
-        while (true) {
-            try {
-                LocalPg.exec(c, "SELECT pg_drop_replication_slot(slot_name) FROM pg_replication_slots WHERE slot_name = '" + slot + "'");
-                return;
-            } catch (Exception e) { // still active while the walsender of the cancelled job winds down
-                if (System.nanoTime() > deadline) {
-                    throw e;
-                }
-                Thread.sleep(200);
-            }
-        }
-    }
 
-    private static void awaitTrue(String what, Duration timeout, BooleanSupplier condition) throws InterruptedException {
-        long deadline = System.nanoTime() + timeout.toNanos();
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() > deadline) {
-                fail("timed out waiting until " + what);
-            }
-            Thread.sleep(50);
-        }
-    }
 }

@@ -1,0 +1,50 @@
+package io.walshadow.buffer;
+
+import java.util.Map;
+import java.util.Properties;
+import java.util.concurrent.ConcurrentHashMap;
+import org.apache.flink.metrics.Counter;
+import org.apache.flink.metrics.Gauge;
+import org.apache.flink.metrics.Metric;
+import org.apache.flink.metrics.MetricConfig;
+import org.apache.flink.metrics.MetricGroup;
+import org.apache.flink.metrics.reporter.MetricReporter;
+import org.apache.flink.metrics.reporter.MetricReporterFactory;
+
+/** Keeps the transaction buffer's metrics of the MiniCluster (the newest registration of each name) for tests. */
+public final class TestMetricReporter implements MetricReporter, MetricReporterFactory {
+    static final Map<String, Metric> METRICS = new ConcurrentHashMap<>();
+
+    @Override
+    public MetricReporter createMetricReporter(Properties properties) {
+        return new TestMetricReporter();
+    }
+
+    @Override
+    public void open(MetricConfig config) {}
+
+    @Override
+    public void close() {}
+
+    @Override
+    public void notifyOfAddedMetric(Metric metric, String name, MetricGroup group) {
+        if (group.getMetricIdentifier(name).contains("xact_buffer")) {
+            METRICS.put(name, metric);
+        }
+    }
+
+    @Override
+    public void notifyOfRemovedMetric(Metric metric, String name, MetricGroup group) {}
+
+    /** Current value of a counter or numeric gauge, -1 when not registered yet. */
+    static long value(String name) {
+        Metric m = METRICS.get(name);
+        if (m instanceof Counter c) {
+            return c.getCount();
+        }
+        if (m instanceof Gauge<?> g) {
+            return ((Number) g.getValue()).longValue();
+        }
+        return -1;
+    }
+}

@@ -1,0 +1,105 @@
+package io.walshadow.testing;
+
+import static org.junit.jupiter.api.Assertions.fail;
+
+import io.walshadow.pg.PgConnectionConfig;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.time.Duration;
+import java.util.HashSet;
+import java.util.Set;
+import java.util.function.BooleanSupplier;
+import java.util.function.Supplier;
+import java.util.stream.Stream;
+import org.apache.flink.configuration.CheckpointingOptions;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.ExternalizedCheckpointRetention;
+import org.apache.flink.configuration.RestartStrategyOptions;
+import org.apache.flink.configuration.StateBackendOptions;
+import org.apache.flink.configuration.StateRecoveryOptions;
+
+/** Shared plumbing of the MiniCluster tests: RocksDB + retained checkpoints, restores, slots, waiting. */
+public final class FlinkTestJobs {
+    private FlinkTestJobs() {}
+
+    /** The local PostgreSQL as the job connects to it. */
+    public static PgConnectionConfig localPg() {
+        return new PgConnectionConfig(LocalPg.host(), LocalPg.port(), LocalPg.database(), LocalPg.user(),
+                LocalPg.password(), "disable", null);
+    }
+
+    /**
+     * RocksDB state, a checkpoint every 300 ms kept on cancel (all of them, so tests can tell completed ones by
+     * their metadata), no restarts; restored from {@code restoreFrom} when given.
+     */
+    public static Configuration checkpointed(Path checkpoints, Path restoreFrom) {
+        Configuration conf = new Configuration();
+        conf.set(StateBackendOptions.STATE_BACKEND, "rocksdb");
+        conf.set(CheckpointingOptions.CHECKPOINTS_DIRECTORY, checkpoints.toUri().toString());
+        conf.set(CheckpointingOptions.MAX_RETAINED_CHECKPOINTS, 1000);
+        conf.set(CheckpointingOptions.EXTERNALIZED_CHECKPOINT_RETENTION, ExternalizedCheckpointRetention.RETAIN_ON_CANCELLATION);
+        conf.set(CheckpointingOptions.CHECKPOINTING_INTERVAL, Duration.ofMillis(300));
+        conf.set(RestartStrategyOptions.RESTART_STRATEGY, "none");
+        if (restoreFrom != null) {
+            conf.set(StateRecoveryOptions.SAVEPOINT_PATH, restoreFrom.toUri().toString());
+        }
+        return conf;
+    }
+
+    /** Ids of checkpoints whose metadata Flink wrote: the completed ones. */
+    public static Set<Long> completedCheckpointIds(Path checkpoints) throws Exception {
+        Set<Long> ids = new HashSet<>();
+        try (Stream<Path> s = Files.walk(checkpoints)) {
+            s.filter(p -> p.getFileName().toString().equals("_metadata"))
+                    .forEach(p -> ids.add(checkpointId(p.getParent())));
+        }
+        return ids;
+    }
+
+    /** Directory of the newest completed checkpoint. */
+    public static Path latestCheckpoint(Path checkpoints) throws Exception {
+        try (Stream<Path> s = Files.walk(checkpoints)) {
+            return s.filter(p -> p.getFileName().toString().equals("_metadata"))
+                    .map(Path::getParent)
+                    .max((a, b) -> Long.compare(checkpointId(a), checkpointId(b)))
+                    .orElseThrow(() -> new AssertionError("no completed checkpoint in " + checkpoints));
+        }
+    }
+
+    private static long checkpointId(Path chkDir) {
+        return Long.parseLong(chkDir.getFileName().toString().substring("chk-".length()));
+    }
+
+    /** Drops a slot, waiting for the walsender of a cancelled job to let go of it. */
+    public static void dropSlot(Connection c, String slot) throws Exception {
+        long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
+        while (true) {
+            try {
+                LocalPg.exec(c, "SELECT pg_drop_replication_slot(slot_name) FROM pg_replication_slots"
+                        + " WHERE slot_name = '" + slot + "'");
+                return;
+            } catch (Exception e) {
+                if (System.nanoTime() > deadline) {
+                    throw e;
+                }
+                Thread.sleep(200);
+            }
+        }
+    }
+
+    public static void awaitTrue(String what, Duration timeout, BooleanSupplier condition) throws InterruptedException {
+        awaitTrue(() -> what, timeout, condition);
+    }
+
+    public static void awaitTrue(Supplier<String> what, Duration timeout, BooleanSupplier condition)
+            throws InterruptedException {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (!condition.getAsBoolean()) {
+            if (System.nanoTime() > deadline) {
+                fail("timed out waiting until " + what.get());
+            }
+            Thread.sleep(50);
+        }
+    }
+}
