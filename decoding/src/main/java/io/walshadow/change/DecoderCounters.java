@@ -9,6 +9,8 @@ public final class DecoderCounters {
     public long rowChanges;
     public long truncates;
     public long deferredRecords;
+    /** Change events whose record names no transaction (not routable to the transaction buffer; dropped). */
+    public long eventsWithoutXid;
     public long skippedForeignDatabase;
     public long skippedNotCovered;
     public long skippedBeforeHistory;
@@ -20,6 +22,7 @@ public final class DecoderCounters {
         m.put("decoder_row_changes", rowChanges);
         m.put("decoder_truncates", truncates);
         m.put("decoder_deferred_records", deferredRecords);
+        m.put("decoder_events_without_xid", eventsWithoutXid);
         m.put("decoder_skipped_foreign_db", skippedForeignDatabase);
         m.put("decoder_skipped_not_covered", skippedNotCovered);
         m.put("decoder_skipped_before_history", skippedBeforeHistory);

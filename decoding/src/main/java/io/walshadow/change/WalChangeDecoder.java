@@ -18,6 +18,7 @@ import io.walshadow.xact.XactAbort;
 import io.walshadow.xact.XactAssignment;
 import io.walshadow.xact.XactCommit;
 import io.walshadow.xact.XactInvalidations;
+import io.walshadow.xact.XactPrepare;
 import io.walshadow.xact.XactRecord;
 import io.walshadow.xact.XactRecordParser;
 import java.nio.ByteBuffer;
@@ -61,6 +62,12 @@ public final class WalChangeDecoder {
     /** Top-level xid of subtransactions seen (records' top-level xid block, XLOG_XACT_ASSIGNMENT). */
     private final Map<Integer, Integer> topOf = new HashMap<>();
     static final int ALL_RELATIONS = 0;
+    /** Relfilenodes whose records an in-progress transaction family deferred, by top-level xid. */
+    private final Map<Integer, Set<RelFileLocator>> deferredBy = new HashMap<>();
+    /** Commit sequence the next commit gets (part of the operator's state: it continues across restores). */
+    private long nextCommitSeq = 1;
+    /** Descriptors of the relfilenodes the family of the commit just decoded deferred (set by a commit). */
+    private Map<RelFileLocator, RelationDescriptor> lastCommitDescriptors = Map.of();
 
     public WalChangeDecoder(CatalogTracker tracker, RowDecoder rows) {
         this.tracker = tracker;
@@ -97,6 +104,57 @@ public final class WalChangeDecoder {
     /** Subtransaction to top-level xid, for transactions in progress (part of the operator's state). */
     public Map<Integer, Integer> pendingSubxactParents() {
         return topOf;
+    }
+
+    /** Relfilenodes deferred per in-progress top-level xid (part of the operator's state). */
+    public Map<Integer, Set<RelFileLocator>> pendingDeferred() {
+        return deferredBy;
+    }
+
+    /** The commit sequence the next commit gets (part of the operator's state). */
+    public long nextCommitSeq() {
+        return nextCommitSeq;
+    }
+
+    public void restoreNextCommitSeq(long seq) {
+        if (seq < 1) {
+            throw new IllegalArgumentException("commit sequence " + seq);
+        }
+        nextCommitSeq = seq;
+    }
+
+    /**
+     * Events of one record for the transaction buffer: each with its family's top-level xid; a commit with its
+     * commit sequence and the descriptors of what its family deferred. XLOG_XACT_ASSIGNMENT (routing only, already
+     * applied here) and events without any xid are not passed on. The latter are counted in
+     * {@link DecoderCounters#eventsWithoutXid}.
+     */
+    public List<BufferEvent> decodeForBuffer(XLogRecord r) throws SQLException {
+        int recordTop = topXid(r); // before decode(): an end record makes the decoder forget the family
+        List<ChangeEvent> events = decode(r);
+        if (events.isEmpty()) {
+            return List.of();
+        }
+        List<BufferEvent> out = new ArrayList<>(events.size());
+        for (ChangeEvent e : events) {
+            if (e instanceof XactEvent x) {
+                if (x.xact() instanceof XactCommit c) {
+                    out.add(new BufferEvent(c.xid(), nextCommitSeq++, e, lastCommitDescriptors));
+                    lastCommitDescriptors = Map.of();
+                } else if (x.xact() instanceof XactAbort a) {
+                    int top = a.isPrepared() ? a.xid() : a.toplevelXid() != 0 ? a.toplevelXid() : recordTop;
+                    out.add(BufferEvent.of(top, e));
+                } else if (x.xact() instanceof XactPrepare p) {
+                    out.add(BufferEvent.of(p.xid(), e));
+                }
+                // XactAssignment: routing only
+            } else if (recordTop == 0) {
+                counters.eventsWithoutXid++;
+            } else {
+                out.add(BufferEvent.of(recordTop, e));
+            }
+        }
+        return out;
     }
 
     /** Events of one record, in order (usually zero or one; a MULTI_INSERT yields one per tuple). */
@@ -200,11 +258,16 @@ public final class WalChangeDecoder {
             return;
         }
         alteredBy.keySet().removeIf(x -> TransactionIds.precedes(x, oldestRunningXid));
+        deferredBy.keySet().removeIf(x -> TransactionIds.precedes(x, oldestRunningXid));
         topOf.values().removeIf(x -> TransactionIds.precedes(x, oldestRunningXid));
     }
 
     private List<ChangeEvent> defer(XLogRecord r, RelFileLocator rel) {
         counters.deferredRecords++;
+        int top = topXid(r);
+        if (top != 0) {
+            deferredBy.computeIfAbsent(top, k -> new HashSet<>()).add(rel);
+        }
         return List.of(new DeferredRecord(r.lsn(), r.xid(), rel, r));
     }
 
@@ -265,6 +328,19 @@ public final class WalChangeDecoder {
                     c.invals() != null && (c.invals().resetsAllRelations(db) || c.invals().resetsCatalog(db)),
                     dropped, Set.copyOf(created)));
             settleCreated(changes, dropped);
+            Set<RelFileLocator> deferred = deferredBy.remove(c.xid());
+            if (deferred == null || deferred.isEmpty()) {
+                lastCommitDescriptors = Map.of();
+            } else {
+                Map<RelFileLocator, RelationDescriptor> descs = new HashMap<>();
+                for (RelFileLocator rel : deferred) {
+                    RelationDescriptor d = history().lookup(rel, c.lsn()).descriptorOrSkip();
+                    if (d != null) {
+                        descs.put(rel, d);
+                    }
+                }
+                lastCommitDescriptors = descs;
+            }
             forget(c.allXids().toIntArray());
         } else if (x instanceof XactAbort a) {
             if (a.rels() != null) {
@@ -298,6 +374,7 @@ public final class WalChangeDecoder {
     private void forget(int[] xids) {
         for (int x : xids) {
             alteredBy.remove(x);
+            deferredBy.remove(x);
             topOf.remove(x);
         }
     }

@@ -1,12 +1,12 @@
 package io.walshadow.job;
 
 import io.walshadow.catalog.Column;
-import io.walshadow.change.ChangeEvent;
+import io.walshadow.change.Drained;
+import io.walshadow.change.DrainedChange;
+import io.walshadow.change.DrainedCommit;
 import io.walshadow.change.RowChange;
 import io.walshadow.change.TruncateChange;
-import io.walshadow.change.XactEvent;
 import io.walshadow.wal.Lsn;
-import io.walshadow.xact.XactCommit;
 import java.util.Map;
 import java.util.StringJoiner;
 import java.util.TreeMap;
@@ -16,18 +16,18 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Logs what the decoder produced since the last line: row changes per table and operation, commits, and the
- * newest decoded row. The job's last stage until the transaction buffer and ClickHouse sink take its place.
- * Row changes here are not yet filtered by commit (aborted work shows too).
+ * Logs what the transaction buffer drained since the last line: committed row changes per table and operation,
+ * commits, and the newest committed row. The job's last stage until the ClickHouse sink takes its place. Only
+ * committed work shows (aborted transactions and rolled-back savepoints never reach it).
  */
-final class ChangeLogger extends RichFlatMapFunction<ChangeEvent, Void> {
+final class ChangeLogger extends RichFlatMapFunction<Drained, Void> {
     private static final Logger LOG = LoggerFactory.getLogger(ChangeLogger.class);
 
     private final long intervalMs;
     private transient Map<String, Long> counts;
     private transient long commits;
     private transient long lastLog;
-    private transient long lastLsn;
+    private transient DrainedCommit lastCommit;
     private transient RowChange latest;
 
     ChangeLogger(long intervalMs) {
@@ -35,26 +35,31 @@ final class ChangeLogger extends RichFlatMapFunction<ChangeEvent, Void> {
     }
 
     @Override
-    public void flatMap(ChangeEvent e, Collector<Void> out) {
+    public void flatMap(Drained d, Collector<Void> out) {
         if (counts == null) {
             counts = new TreeMap<>();
             lastLog = System.currentTimeMillis();
         }
-        lastLsn = e.lsn();
-        if (e instanceof RowChange r) {
-            counts.merge(r.descriptor().qualifiedName() + " " + r.op(), 1L, Long::sum);
-            if (r.newValues() != null) {
-                latest = r;
+        if (d instanceof DrainedChange c) {
+            if (c.change() instanceof RowChange r) {
+                counts.merge(r.descriptor().qualifiedName() + " " + r.op(), 1L, Long::sum);
+                if (r.newValues() != null) {
+                    latest = r;
+                }
+            } else if (c.change() instanceof TruncateChange t) {
+                t.relations().forEach(rel -> counts.merge(rel.qualifiedName() + " TRUNCATE", 1L, Long::sum));
             }
-        } else if (e instanceof TruncateChange t) {
-            t.relations().forEach(d -> counts.merge(d.qualifiedName() + " TRUNCATE", 1L, Long::sum));
-        } else if (e instanceof XactEvent x && x.xact() instanceof XactCommit) {
+        } else if (d instanceof DrainedCommit c) {
             commits++;
+            lastCommit = c;
         }
         long now = System.currentTimeMillis();
-        if (now - lastLog >= intervalMs) {
-            LOG.info("decoded up to {}: {} commits, row changes {}{}", Lsn.format(lastLsn), commits, counts,
-                    latest == null ? "" : "; newest row of " + latest.descriptor().qualifiedName() + ": " + render(latest));
+        if (now - lastLog >= intervalMs && lastCommit != null) {
+            LOG.info("committed up to {} (commit seq {}, xid {}): {} commits, row changes {}{}",
+                    Lsn.format(lastCommit.commitLsn()), lastCommit.commitSeq(), Integer.toUnsignedString(lastCommit.xid()),
+                    commits, counts,
+                    latest == null ? "" : "; newest committed row of " + latest.descriptor().qualifiedName() + ": "
+                            + render(latest));
             counts.clear();
             commits = 0;
             latest = null;

@@ -1,9 +1,12 @@
 package io.walshadow.job;
 
-import io.walshadow.change.ChangeEvent;
+import io.walshadow.buffer.XactBuffer;
+import io.walshadow.change.BufferEvent;
 import io.walshadow.decoder.WalDecoderFunction;
+import io.walshadow.state.BufferEventSerializer;
+import io.walshadow.state.DrainedSerializer;
+import org.apache.flink.api.common.typeinfo.Types;
 import io.walshadow.source.WalSource;
-import io.walshadow.state.ChangeEventTypeInfo;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.configuration.CheckpointingOptions;
 import org.apache.flink.configuration.Configuration;
@@ -24,6 +27,7 @@ public final class WalshadowJob {
     /** Operator uids: stable across builds, so savepoints restore into later versions. */
     static final String UID_SOURCE = "wal-source";
     static final String UID_DECODER = "wal-decoder";
+    static final String UID_BUFFER = "xact-buffer";
     static final String UID_PROGRESS = "change-log";
 
     private WalshadowJob() {}
@@ -49,8 +53,11 @@ public final class WalshadowJob {
         env.fromSource(new WalSource(config.pg(), config.source()), WatermarkStrategy.noWatermarks(), "WAL source")
                 .uid(UID_SOURCE).setParallelism(1)
                 .process(new WalDecoderFunction(config.pg(), config.include(), config.exclude()))
-                .returns(ChangeEventTypeInfo.INSTANCE)
+                .returns(BufferEventSerializer.typeInfo())
                 .uid(UID_DECODER).name("decoder").setParallelism(1)
+                .keyBy(BufferEvent::topXid, Types.INT)
+                .process(new XactBuffer(config.pg())).returns(DrainedSerializer.typeInfo())
+                .uid(UID_BUFFER).name("transaction buffer").setParallelism(1)
                 .flatMap(new ChangeLogger(config.progressInterval().toMillis())).uid(UID_PROGRESS).setParallelism(1)
                 .name("change log")
                 .sinkTo(new DiscardingSink<>()).setParallelism(1);

@@ -7,7 +7,7 @@ import io.walshadow.catalog.CatalogSnapshot;
 import io.walshadow.catalog.CatalogTracker;
 import io.walshadow.catalog.DescriptorHistory;
 import io.walshadow.catalog.CatalogAheadException;
-import io.walshadow.change.ChangeEvent;
+import io.walshadow.change.BufferEvent;
 import io.walshadow.change.ColumnDecodeException;
 import io.walshadow.change.RowDecoder;
 import io.walshadow.change.WalChangeDecoder;
@@ -55,11 +55,11 @@ import org.slf4j.LoggerFactory;
  * insert position is read, and the history answers from that position on; records before it are skipped and
  * counted ({@code decoder_skipped_before_history}).
  */
-public final class WalDecoderFunction extends ProcessFunction<XLogRecord, ChangeEvent> implements CheckpointedFunction {
+public final class WalDecoderFunction extends ProcessFunction<XLogRecord, BufferEvent> implements CheckpointedFunction {
     private static final long serialVersionUID = 1L;
     private static final Logger LOG = LoggerFactory.getLogger(WalDecoderFunction.class);
     /** Version of this operator's own state layout (the history bytes carry their own version inside). */
-    static final int STATE_VERSION = 1;
+    static final int STATE_VERSION = 2;
 
     private final PgConnectionConfig pg;
     private final String include;
@@ -70,6 +70,8 @@ public final class WalDecoderFunction extends ProcessFunction<XLogRecord, Change
     private transient Set<RelFileLocator> restoredCreated;
     private transient Map<Integer, Set<Integer>> restoredAltered;
     private transient Map<Integer, Integer> restoredParents;
+    private transient Map<Integer, Set<RelFileLocator>> restoredDeferred;
+    private transient long restoredNextCommitSeq;
     private transient Connection catalogConnection;
     private transient WalChangeDecoder decoder;
     private transient Counter columnErrors;
@@ -111,6 +113,8 @@ public final class WalDecoderFunction extends ProcessFunction<XLogRecord, Change
             decoder.pendingCreated().addAll(restoredCreated);
             decoder.pendingAltered().putAll(restoredAltered);
             decoder.pendingSubxactParents().putAll(restoredParents);
+            decoder.pendingDeferred().putAll(restoredDeferred);
+            decoder.restoreNextCommitSeq(restoredNextCommitSeq);
         }
         registerMetrics(getRuntimeContext().getMetricGroup().addGroup("decoder"), tracker);
     }
@@ -149,10 +153,10 @@ public final class WalDecoderFunction extends ProcessFunction<XLogRecord, Change
     }
 
     @Override
-    public void processElement(XLogRecord record, Context ctx, Collector<ChangeEvent> out) throws Exception {
-        List<ChangeEvent> events;
+    public void processElement(XLogRecord record, Context ctx, Collector<BufferEvent> out) throws Exception {
+        List<BufferEvent> events;
         try {
-            events = decoder.decode(record);
+            events = decoder.decodeForBuffer(record);
         } catch (ColumnDecodeException | CatalogAheadException e) {
             // Fail closed: the job restarts from its checkpoint and meets the same record again; the counters
             // show how often that happened.
@@ -163,8 +167,8 @@ public final class WalDecoderFunction extends ProcessFunction<XLogRecord, Change
             }
             throw e;
         }
-        for (ChangeEvent e : events) {
-            if (e instanceof XactEvent x && !x.catalogChanges().isEmpty()) {
+        for (BufferEvent e : events) {
+            if (e.event() instanceof XactEvent x && !x.catalogChanges().isEmpty()) {
                 // New enum labels, composite or domain types may come with the change: decode with current types.
                 decoder.replaceRowDecoder(rowDecoder());
             }
@@ -205,6 +209,19 @@ public final class WalDecoderFunction extends ProcessFunction<XLogRecord, Change
             out.writeInt(e.getKey());
             out.writeInt(e.getValue());
         }
+        // v2: relfilenodes each in-progress family deferred, and the next commit sequence
+        Map<Integer, Set<RelFileLocator>> deferred = decoder.pendingDeferred();
+        out.writeInt(deferred.size());
+        for (Map.Entry<Integer, Set<RelFileLocator>> e : deferred.entrySet()) {
+            out.writeInt(e.getKey());
+            out.writeInt(e.getValue().size());
+            for (RelFileLocator l : e.getValue()) {
+                out.writeInt(l.spcOid());
+                out.writeInt(l.dbOid());
+                out.writeInt(l.relNumber());
+            }
+        }
+        out.writeLong(decoder.nextCommitSeq());
         out.flush();
         return bytes.toByteArray();
     }
@@ -212,7 +229,7 @@ public final class WalDecoderFunction extends ProcessFunction<XLogRecord, Change
     private void readState(byte[] b) throws IOException {
         DataInputStream in = new DataInputStream(new ByteArrayInputStream(b));
         int version = in.readInt();
-        if (version != STATE_VERSION) {
+        if (version != 1 && version != STATE_VERSION) {
             throw new IOException("decoder state version " + version + " is not readable by this build (reads "
                     + STATE_VERSION + ")");
         }
@@ -237,6 +254,21 @@ public final class WalDecoderFunction extends ProcessFunction<XLogRecord, Change
         int np = in.readInt();
         for (int i = 0; i < np; i++) {
             restoredParents.put(in.readInt(), in.readInt());
+        }
+        restoredDeferred = new HashMap<>();
+        restoredNextCommitSeq = 1;
+        if (version >= 2) {
+            int nd = in.readInt();
+            for (int i = 0; i < nd; i++) {
+                int xid = in.readInt();
+                int m = in.readInt();
+                Set<RelFileLocator> rels = new HashSet<>();
+                for (int k = 0; k < m; k++) {
+                    rels.add(new RelFileLocator(in.readInt(), in.readInt(), in.readInt()));
+                }
+                restoredDeferred.put(xid, rels);
+            }
+            restoredNextCommitSeq = in.readLong();
         }
     }
 

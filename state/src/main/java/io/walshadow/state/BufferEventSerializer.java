@@ -1,0 +1,90 @@
+package io.walshadow.state;
+
+import io.walshadow.catalog.RelationDescriptor;
+import io.walshadow.change.BufferEvent;
+import io.walshadow.change.ChangeEvent;
+import io.walshadow.wal.RelFileLocator;
+import java.io.IOException;
+import java.util.HashMap;
+import java.util.Map;
+import org.apache.flink.api.common.typeutils.TypeSerializer;
+import org.apache.flink.api.common.typeutils.TypeSerializerSnapshot;
+import org.apache.flink.core.memory.DataInputView;
+import org.apache.flink.core.memory.DataOutputView;
+
+/**
+ * Serializer of {@link BufferEvent} (decoder to transaction buffer, across the keyBy). Format version
+ * {@value #FORMAT_VERSION}:
+ * <pre>
+ *   byte format version (1), int topXid, long commitSeq, ChangeEvent as {@link ChangeEventSerializer} writes it
+ *   (its own version byte first), count n, n x (relfilenode: uvarint spcOid, dbOid, relNumber;
+ *   uvarint length, RelationDescriptorCodec v1 bytes)
+ * </pre>
+ */
+public final class BufferEventSerializer extends ImmutableValueSerializer<BufferEvent> {
+    private static final long serialVersionUID = 1L;
+    public static final int FORMAT_VERSION = 1;
+    public static final int OLDEST_READABLE_FORMAT_VERSION = 1;
+
+    private final ChangeEventSerializer events = new ChangeEventSerializer();
+
+    public static SerializerTypeInfo<BufferEvent> typeInfo() {
+        return new SerializerTypeInfo<>(BufferEvent.class, new BufferEventSerializer());
+    }
+
+    @Override
+    public BufferEventSerializer duplicate() {
+        return new BufferEventSerializer();
+    }
+
+    @Override
+    public void serialize(BufferEvent e, DataOutputView out) throws IOException {
+        out.writeByte(FORMAT_VERSION);
+        out.writeInt(e.topXid());
+        out.writeLong(e.commitSeq());
+        events.serialize(e.event(), out);
+        Map<RelFileLocator, RelationDescriptor> d = e.deferredDescriptors();
+        Wire.writeCount(out, d.size());
+        for (Map.Entry<RelFileLocator, RelationDescriptor> x : d.entrySet()) {
+            RelationDescriptorCodec.writeLocator(out, x.getKey());
+            byte[] b = RelationDescriptorCodec.toBytes(x.getValue());
+            Wire.writeCount(out, b.length);
+            out.write(b);
+        }
+    }
+
+    @Override
+    public BufferEvent deserialize(DataInputView in) throws IOException {
+        int version = in.readUnsignedByte();
+        if (version < OLDEST_READABLE_FORMAT_VERSION || version > FORMAT_VERSION) {
+            throw new StateFormatException("BufferEvent with format version " + version + ": this build reads "
+                    + OLDEST_READABLE_FORMAT_VERSION + " to " + FORMAT_VERSION);
+        }
+        int top = in.readInt();
+        long seq = in.readLong();
+        ChangeEvent e = events.deserialize(in);
+        int n = Wire.readCount(in, "deferred descriptors");
+        Map<RelFileLocator, RelationDescriptor> d = n == 0 ? Map.of() : new HashMap<>();
+        for (int i = 0; i < n; i++) {
+            RelFileLocator rel = RelationDescriptorCodec.readLocator(in);
+            d.put(rel, RelationDescriptorCodec.fromBytes(Wire.readBytes(in, "descriptor"), 1));
+        }
+        return new BufferEvent(top, seq, e, d);
+    }
+
+    @Override
+    public TypeSerializerSnapshot<BufferEvent> snapshotConfiguration() {
+        return new Snapshot();
+    }
+
+    public static final class Snapshot extends FormatVersionSnapshot<BufferEvent> {
+        public Snapshot() {
+            super("BufferEvent", FORMAT_VERSION, OLDEST_READABLE_FORMAT_VERSION);
+        }
+
+        @Override
+        protected TypeSerializer<BufferEvent> createSerializer() {
+            return new BufferEventSerializer();
+        }
+    }
+}

@@ -1,0 +1,78 @@
+package io.walshadow.state;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.walshadow.change.BufferEvent;
+import io.walshadow.change.ChangeEvent;
+import io.walshadow.change.Drained;
+import io.walshadow.change.DrainedChange;
+import io.walshadow.change.DrainedCommit;
+import io.walshadow.change.RowChange;
+import io.walshadow.change.TruncateChange;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.apache.flink.api.common.typeutils.TypeSerializer;
+import org.apache.flink.core.memory.DataInputDeserializer;
+import org.apache.flink.core.memory.DataOutputSerializer;
+import org.junit.jupiter.api.Test;
+
+class BufferAndDrainedSerializerTest {
+    private static <T> T roundTrip(TypeSerializer<T> s, T v) throws IOException {
+        DataOutputSerializer out = new DataOutputSerializer(256);
+        s.serialize(v, out);
+        DataInputDeserializer in = new DataInputDeserializer(out.getCopyOfBuffer());
+        T back = s.deserialize(in);
+        assertEquals(0, in.available(), "trailing bytes");
+        return back;
+    }
+
+    @Test
+    void bufferEventsRoundTrip() throws IOException {
+        BufferEventSerializer s = new BufferEventSerializer();
+        for (ChangeEvent e : Samples.events()) {
+            BufferEvent be = new BufferEvent(123456, 0, e, Map.of());
+            Deep.assertDeepEquals(be, roundTrip(s, be));
+        }
+        BufferEvent commit = new BufferEvent(-5, Long.MAX_VALUE - 1, Samples.events().get(0),
+                Map.of(Samples.LOC, Samples.descriptor(), Samples.LOC2, Samples.descriptor2()));
+        BufferEvent back = roundTrip(s, commit);
+        assertEquals(commit.topXid(), back.topXid());
+        assertEquals(commit.commitSeq(), back.commitSeq());
+        Deep.assertDeepEquals(commit.event(), back.event());
+        assertEquals(commit.deferredDescriptors().keySet(), back.deferredDescriptors().keySet());
+        for (var e : commit.deferredDescriptors().entrySet()) {
+            Deep.assertDeepEquals(e.getValue(), back.deferredDescriptors().get(e.getKey()));
+        }
+    }
+
+    @Test
+    void drainedRoundTrip() throws IOException {
+        DrainedSerializer s = new DrainedSerializer();
+        List<Drained> all = new ArrayList<>();
+        for (ChangeEvent e : Samples.events()) {
+            if (e instanceof RowChange || e instanceof TruncateChange) {
+                all.add(new DrainedChange(7, 0x1_0000_0000L, 42, 1234567L, e));
+            }
+        }
+        assertTrue(all.size() >= 2);
+        all.add(new DrainedCommit(7, 0x1_0000_0000L, 42, 1234567L, null, 12, 99, List.of()));
+        all.add(new DrainedCommit(8, 5, -1, -2, "gid é", 0, 0, Samples.catalogChanges()));
+        for (Drained d : all) {
+            Deep.assertDeepEquals(d, roundTrip(s, d));
+        }
+    }
+
+    @Test
+    void unknownFormatVersionFailsClearly() {
+        DataInputDeserializer in = new DataInputDeserializer(new byte[] {9, 0, 0, 0, 0});
+        StateFormatException e = assertThrows(StateFormatException.class, () -> new DrainedSerializer().deserialize(in));
+        assertTrue(e.getMessage().contains("format version 9"), e.getMessage());
+        assertThrows(StateFormatException.class, () -> new BufferEventSerializer.Snapshot()
+                .readSnapshot(BufferEventSerializer.FORMAT_VERSION + 1, new DataInputDeserializer(new byte[0]),
+                        getClass().getClassLoader()));
+    }
+}
