@@ -19,9 +19,21 @@ bash "$HERE/local/demo-workload.sh" &
 workload=$!
 cleanup() {
   kill "$workload" 2>/dev/null || true
-  # The demo's slot would keep WAL forever once nobody reads it; a real deployment keeps its slot.
-  PGPASSWORD=$WALSHADOW_PG_PASSWORD "$WALSHADOW_PG_BIN/psql" -X -q -h "$WALSHADOW_PG_HOST" -p "$WALSHADOW_PG_PORT" \
-    -U "$WALSHADOW_PG_USER" -d "$WALSHADOW_PG_DATABASE" \
+  # The demo's slot would keep WAL forever once nobody reads it (a real deployment keeps its slot): give the
+  # stopping job a moment to let go of it, then end its walsender if needed, and drop it.
+  local psql=("$WALSHADOW_PG_BIN/psql" -X -q -At -h "$WALSHADOW_PG_HOST" -p "$WALSHADOW_PG_PORT"
+    -U "$WALSHADOW_PG_USER" -d "$WALSHADOW_PG_DATABASE")
+  for _ in 1 2 3 4 5 6 7 8 9 10; do
+    active=$(PGPASSWORD=$WALSHADOW_PG_PASSWORD "${psql[@]}" \
+      -c "SELECT active FROM pg_replication_slots WHERE slot_name = '$SLOT'" 2>/dev/null || true)
+    [[ $active == t ]] || break
+    sleep 1
+  done
+  PGPASSWORD=$WALSHADOW_PG_PASSWORD "${psql[@]}" \
+    -c "SELECT pg_terminate_backend(active_pid) FROM pg_replication_slots WHERE slot_name = '$SLOT' AND active" \
+    >/dev/null 2>&1 || true
+  sleep 1
+  PGPASSWORD=$WALSHADOW_PG_PASSWORD "${psql[@]}" \
     -c "SELECT pg_drop_replication_slot('$SLOT') FROM pg_replication_slots WHERE slot_name = '$SLOT' AND NOT active" \
     >/dev/null 2>&1 || true
 }
