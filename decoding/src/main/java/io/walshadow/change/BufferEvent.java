@@ -15,7 +15,8 @@ import java.util.Map;
  *     from 1; otherwise 0
  * @param deferredDescriptors for a commit: the descriptor, as of the commit, of each relfilenode whose records
  *     the family deferred ({@link DeferredRecord}); relfilenodes without one (dropped, not replicated) are absent
- *     and their records are discarded. Empty otherwise.
+ *     and their records are discarded. A relation a deferred TRUNCATE names is keyed by its oid instead
+ *     ({@link WalChangeDecoder#truncatedRelationKey}: tablespace 0). Empty otherwise.
  */
 public record BufferEvent(int topXid, long commitSeq, ChangeEvent event,
                           Map<RelFileLocator, RelationDescriptor> deferredDescriptors) {

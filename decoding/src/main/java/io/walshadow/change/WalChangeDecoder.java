@@ -29,6 +29,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.function.BiFunction;
 
 /**
  * From verified WAL records to change events for the configured database, in WAL order: heap records of
@@ -216,8 +217,7 @@ public final class WalChangeDecoder {
                 }
                 return rowChanges(r, lookup.descriptor());
             case AMBIGUOUS:
-                if (lookup.ambiguity().awaitedXids().contains(r.xid())
-                        || (r.toplevelXid() != 0 && lookup.ambiguity().awaitedXids().contains(r.toplevelXid()))) {
+                if (awaitsOwnTransaction(r, lookup)) {
                     // The catalog change that makes this relation ambiguous is this transaction's own: its
                     // commit will settle the shape, so the record waits for it.
                     return defer(r, rel);
@@ -271,17 +271,21 @@ public final class WalChangeDecoder {
         return List.of(new DeferredRecord(r.lsn(), r.xid(), rel, r));
     }
 
-    /** Decodes a deferred record at its transaction's commit, with the history as of the commit. */
-    public List<RowChange> decodeDeferred(DeferredRecord d, long commitLsn) {
+    /**
+     * Decodes a deferred record at its transaction's commit, with the history as of the commit: row changes, or
+     * for a deferred TRUNCATE its {@link TruncateChange} with the relations as of the commit.
+     */
+    public List<ChangeEvent> decodeDeferred(DeferredRecord d, long commitLsn) {
+        if (isDeferredTruncate(d)) {
+            int db = history().dbOid();
+            return new ArrayList<>(truncateChanges(d.record(), (dbOid, relOid) -> dbOid != db ? null
+                    : history().lookupRelation(relOid, commitLsn).descriptorOrSkip()));
+        }
         RelationDescriptor desc = history().lookup(d.rel(), commitLsn).descriptorOrSkip();
         if (desc == null) {
             return List.of(); // created and dropped inside the transaction, or not replicated after all
         }
-        List<RowChange> out = new ArrayList<>();
-        for (ChangeEvent e : rowChanges(d.record(), desc)) {
-            out.add((RowChange) e);
-        }
-        return out;
+        return rowChanges(d.record(), desc);
     }
 
     private List<ChangeEvent> rowChanges(XLogRecord r, RelationDescriptor d) {
@@ -295,21 +299,84 @@ public final class WalChangeDecoder {
     }
 
     private List<ChangeEvent> truncate(XLogRecord r) {
-        List<ChangeEvent> out = new ArrayList<>(1);
+        int db = history().dbOid();
+        boolean defer = false;
         for (HeapChange c : HeapRecordDecoder.decode(r)) {
-            if (c.truncateDbOid() != history().dbOid()) {
+            if (c.truncateDbOid() != db) {
                 counters.skippedForeignDatabase++;
                 continue;
             }
+            for (int relOid : c.truncateRelids()) {
+                Lookup lookup = history().lookupRelation(relOid, r.lsn());
+                if (lookup.outcome() == Lookup.Outcome.AMBIGUOUS) {
+                    if (!awaitsOwnTransaction(r, lookup)) {
+                        lookup.descriptorOrSkip(); // throws CatalogAheadException: fail closed
+                        throw new AssertionError("unreachable");
+                    }
+                    defer = true;
+                }
+            }
+        }
+        if (defer) {
+            // The transaction's own catalog change makes a truncated relation ambiguous (catch-up with the catalog
+            // ahead): its commit settles the relations' identity, so the TRUNCATE waits for it, in its place
+            // among the family's records.
+            counters.deferredRecords++;
+            int top = topXid(r);
+            if (top != 0) {
+                Set<RelFileLocator> keys = deferredBy.computeIfAbsent(top, k -> new HashSet<>());
+                for (HeapChange c : HeapRecordDecoder.decode(r)) {
+                    if (c.truncateDbOid() == db) {
+                        for (int relOid : c.truncateRelids()) {
+                            keys.add(truncatedRelationKey(db, relOid));
+                        }
+                    }
+                }
+            }
+            return List.of(new DeferredRecord(r.lsn(), r.xid(), null, r));
+        }
+        List<ChangeEvent> out = new ArrayList<>(1);
+        out.addAll(truncateChanges(r, (dbOid, relOid) -> dbOid != db ? null
+                : history().lookupRelation(relOid, r.lsn()).descriptorOrSkip()));
+        counters.truncates += out.size();
+        return out;
+    }
+
+    private static boolean awaitsOwnTransaction(XLogRecord r, Lookup lookup) {
+        return lookup.ambiguity().awaitedXids().contains(r.xid())
+                || (r.toplevelXid() != 0 && lookup.ambiguity().awaitedXids().contains(r.toplevelXid()));
+    }
+
+    /**
+     * Key, among a commit's deferred descriptors ({@link BufferEvent#deferredDescriptors()}), of a relation a
+     * deferred TRUNCATE names: by relation oid, with tablespace 0, which no relfilenode has.
+     */
+    public static RelFileLocator truncatedRelationKey(int dbOid, int relOid) {
+        return new RelFileLocator(0, dbOid, relOid);
+    }
+
+    /** Whether a deferred record is a TRUNCATE (deferred without a relfilenode: it names relations by oid). */
+    public static boolean isDeferredTruncate(DeferredRecord d) {
+        return d.rel() == null && d.record() != null
+                && HeapRecordDecoder.kind(d.record()) == HeapRecordKind.TRUNCATE;
+    }
+
+    /**
+     * The truncates of a heap TRUNCATE record, each with the relations {@code resolve} (database oid, relation
+     * oid) gives a descriptor for; none when it gives none.
+     */
+    public static List<TruncateChange> truncateChanges(XLogRecord r,
+            BiFunction<Integer, Integer, RelationDescriptor> resolve) {
+        List<TruncateChange> out = new ArrayList<>(1);
+        for (HeapChange c : HeapRecordDecoder.decode(r)) {
             List<RelationDescriptor> rels = new ArrayList<>();
             for (int relOid : c.truncateRelids()) {
-                RelationDescriptor d = history().lookupRelation(relOid, r.lsn()).descriptorOrSkip();
+                RelationDescriptor d = resolve.apply(c.truncateDbOid(), relOid);
                 if (d != null) {
                     rels.add(d);
                 }
             }
             if (!rels.isEmpty()) {
-                counters.truncates++;
                 out.add(new TruncateChange(r.lsn(), r.xid(), rels, c.truncateCascade(), c.truncateRestartSeqs()));
             }
         }
@@ -334,7 +401,9 @@ public final class WalChangeDecoder {
             } else {
                 Map<RelFileLocator, RelationDescriptor> descs = new HashMap<>();
                 for (RelFileLocator rel : deferred) {
-                    RelationDescriptor d = history().lookup(rel, c.lsn()).descriptorOrSkip();
+                    RelationDescriptor d = rel.spcOid() == 0 // a deferred TRUNCATE's relation, by oid
+                            ? history().lookupRelation(rel.relNumber(), c.lsn()).descriptorOrSkip()
+                            : history().lookup(rel, c.lsn()).descriptorOrSkip();
                     if (d != null) {
                         descs.put(rel, d);
                     }

@@ -425,7 +425,10 @@ public final class DecodeBenchmark {
                         if (x.xact() instanceof XactCommit c) {
                             done = takeDeferred(deferred, c.allXids());
                             for (DeferredRecord d : done) {
-                                for (RowChange rc : dec.decodeDeferred(d, c.lsn())) {
+                                for (ChangeEvent ce : dec.decodeDeferred(d, c.lsn())) {
+                                    if (!(ce instanceof RowChange rc)) {
+                                        continue;
+                                    }
                                     rows++;
                                     values += consume(rc, verify);
                                 }

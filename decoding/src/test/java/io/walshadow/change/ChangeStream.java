@@ -5,12 +5,14 @@ import io.walshadow.catalog.CatalogFilter;
 import io.walshadow.catalog.CatalogLoader;
 import io.walshadow.catalog.CatalogSnapshot;
 import io.walshadow.catalog.CatalogTracker;
+import io.walshadow.catalog.RelationDescriptor;
 import io.walshadow.heap.HeapRecordDecoder;
 import io.walshadow.heap.HeapRecordKind;
 import io.walshadow.testing.LocalPg;
 import io.walshadow.types.SqlTypeCatalog;
 import io.walshadow.types.ValueDecoder;
 import io.walshadow.wal.Lsn;
+import io.walshadow.wal.RelFileLocator;
 import io.walshadow.wal.WalFormat;
 import io.walshadow.wal.WalSegmentReader;
 import io.walshadow.wal.XLogRecord;
@@ -61,7 +63,7 @@ final class ChangeStream implements AutoCloseable {
      * @param catalogChanges what the commit published (its XactEvent)
      */
     record Committed(XactCommit commit, List<ChangeEvent> events, List<ChangeEvent> delivered,
-                     List<CatalogChange> catalogChanges, Set<RowChange> fromDeferred) {
+                     List<CatalogChange> catalogChanges, Set<ChangeEvent> fromDeferred) {
         int xid() {
             return commit.xid();
         }
@@ -130,6 +132,12 @@ final class ChangeStream implements AutoCloseable {
     /** Heap record kinds by record LSN (tells HOT from non-HOT updates, which RowChange does not). */
     final Map<Long, HeapRecordKind> heapKinds = new HashMap<>();
     private final Map<Integer, List<ChangeEvent>> open = new HashMap<>();
+    /**
+     * Feed the decoder through {@link WalChangeDecoder#decodeForBuffer} and decode deferred records at the commit
+     * only from what the commit's {@link BufferEvent} carries, as the transaction buffer does.
+     */
+    boolean viaBuffer;
+    private Map<RelFileLocator, RelationDescriptor> commitDescriptors = Map.of();
 
     ChangeStream(String tag) throws SQLException {
         this.prefix = "ws_chg_" + tag + "_" + Long.toString(System.nanoTime(), 36) + "_";
@@ -222,6 +230,14 @@ final class ChangeStream implements AutoCloseable {
                 if (HeapRecordDecoder.isHeapRecord(rec)) {
                     heapKinds.put(rec.lsn(), HeapRecordDecoder.kind(rec));
                 }
+                if (viaBuffer) {
+                    for (BufferEvent be : decoder.decodeForBuffer(rec)) {
+                        commitDescriptors = be.deferredDescriptors();
+                        events.add(be.event());
+                        route(be.event(), out);
+                    }
+                    continue;
+                }
                 for (ChangeEvent e : decoder.decode(rec)) {
                     events.add(e);
                     route(e, out);
@@ -274,10 +290,10 @@ final class ChangeStream implements AutoCloseable {
                 }
                 mine.sort((a, b) -> Long.compareUnsigned(a.lsn(), b.lsn()));
                 List<ChangeEvent> delivered = new ArrayList<>();
-                Set<RowChange> fromDeferred = Collections.newSetFromMap(new IdentityHashMap<>());
+                Set<ChangeEvent> fromDeferred = Collections.newSetFromMap(new IdentityHashMap<>());
                 for (ChangeEvent m : mine) {
                     if (m instanceof DeferredRecord d) {
-                        List<RowChange> rows = decoder.decodeDeferred(d, commit.lsn());
+                        List<ChangeEvent> rows = viaBuffer ? decodeAsBuffer(d) : decoder.decodeDeferred(d, commit.lsn());
                         delivered.addAll(rows);
                         fromDeferred.addAll(rows);
                     } else {
@@ -296,6 +312,24 @@ final class ChangeStream implements AutoCloseable {
             return;
         }
         open.computeIfAbsent(e.xid(), k -> new ArrayList<>()).add(e);
+    }
+
+    /** A deferred record decoded as XactBuffer decodes it: with the descriptors its commit's envelope carries. */
+    private List<ChangeEvent> decodeAsBuffer(DeferredRecord d) {
+        Map<RelFileLocator, RelationDescriptor> descs = commitDescriptors;
+        if (WalChangeDecoder.isDeferredTruncate(d)) {
+            return new ArrayList<>(WalChangeDecoder.truncateChanges(d.record(),
+                    (db, relOid) -> descs.get(WalChangeDecoder.truncatedRelationKey(db, relOid))));
+        }
+        RelationDescriptor desc = descs.get(d.rel());
+        List<ChangeEvent> out = new ArrayList<>();
+        if (desc != null) {
+            RowDecoder rows = new RowDecoder(values);
+            for (io.walshadow.heap.HeapChange hc : HeapRecordDecoder.decode(d.record())) {
+                out.add(rows.decode(hc, desc));
+            }
+        }
+        return out;
     }
 
     @Override

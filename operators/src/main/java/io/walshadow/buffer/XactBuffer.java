@@ -11,6 +11,8 @@ import io.walshadow.change.DrainedChange;
 import io.walshadow.change.DrainedCommit;
 import io.walshadow.change.RowChange;
 import io.walshadow.change.RowDecoder;
+import io.walshadow.change.TruncateChange;
+import io.walshadow.change.WalChangeDecoder;
 import io.walshadow.change.XactEvent;
 import io.walshadow.heap.HeapChange;
 import io.walshadow.heap.HeapRecordDecoder;
@@ -60,7 +62,8 @@ import org.slf4j.LoggerFactory;
  *       iterate in key order (the heap backend).
  *   <li>COMMIT (and COMMIT PREPARED): emits, in seq order, the entries whose xid is the top xid or one of the commit
  *       record's subxids (authoritative: rows of rolled-back savepoints never come out); deferred records are
- *       decoded here with the descriptor the decoder resolved as of the commit; then one {@link DrainedCommit};
+ *       decoded here with the descriptor the decoder resolved as of the commit (a deferred TRUNCATE with its
+ *       relations by oid, {@link WalChangeDecoder#truncatedRelationKey}); then one {@link DrainedCommit};
  *       the key's state is cleared. A commit of a family that buffered nothing emits only a marker, and only
  *       when it published catalog changes (DDL).
  *   <li>ABORT of the top: clears the key. ABORT of a subtransaction (ROLLBACK TO SAVEPOINT): discards the entries
@@ -275,7 +278,19 @@ public final class XactBuffer extends KeyedProcessFunction<Integer, BufferEvent,
                 discarded++;
                 continue;
             }
-            if (ev instanceof DeferredRecord d) {
+            if (ev instanceof DeferredRecord d && WalChangeDecoder.isDeferredTruncate(d)) {
+                // A TRUNCATE the family's own DDL made ambiguous: its relations as of the commit, by oid.
+                List<TruncateChange> truncates = WalChangeDecoder.truncateChanges(d.record(),
+                        (db, relOid) -> descriptors.get(WalChangeDecoder.truncatedRelationKey(db, relOid)));
+                if (truncates.isEmpty()) {
+                    discarded++; // none of its relations survived the commit, or none is replicated
+                    continue;
+                }
+                for (TruncateChange t : truncates) {
+                    out.collect(new DrainedChange(seqNo, lsn, xid, time, t));
+                    drained++;
+                }
+            } else if (ev instanceof DeferredRecord d) {
                 RelationDescriptor desc = descriptors.get(d.rel());
                 if (desc == null) {
                     discarded++; // the relation did not survive the commit, or is not replicated
