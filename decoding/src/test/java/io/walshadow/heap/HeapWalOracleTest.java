@@ -633,7 +633,9 @@ class HeapWalOracleTest {
             assertTrue(perRel.containsKey(t(name)), "no tuple of " + t(name) + " compared: " + perRel);
         }
         assertTrue(perRel.keySet().stream().anyMatch(n -> n.startsWith("pg_toast_")), "no TOAST chunk compared");
-        assertTrue(perRel.containsKey("pg_class") && perRel.containsKey("pg_attribute"), perRel.toString());
+        // Catalog tuples (often read from page images): pg_attribute's are always there; pg_class rows are often
+        // pruned by HOT or overwritten in place before the test looks, so they are not required.
+        assertTrue(perRel.containsKey("pg_attribute"), "no catalog tuple compared: " + perRel);
     }
 
     @Test
