@@ -16,22 +16,4 @@
 # A temporary physical slot (walshadow_bench_decode) keeps the WAL while the program runs; the scratch database
 # walshadow_bench_decode is dropped at the end (--keep keeps it). The machine should be otherwise idle for
 # meaningful figures: both sides are CPU-bound once the segments are in the page cache.
-set -euo pipefail
-HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-ROOT=$(cd "$HERE/../.." && pwd)
-# shellcheck source=../local/toolchain.sh
-source "$ROOT/deploy/local/toolchain.sh"
-
-bash "$ROOT/deploy/local/stack.sh" start
-eval "$(bash "$ROOT/deploy/local/stack.sh" env)"
-
-# With --jfr, let the profile attribute samples to the inlined method that ran, not the nearest safepoint.
-if [[ " $* " == *" --jfr "* ]]; then
-  export MAVEN_OPTS="${MAVEN_OPTS:-} -XX:+UnlockDiagnosticVMOptions -XX:+DebugNonSafepoints"
-fi
-
-cd "$ROOT"
-echo "[bench] building (mvn install -DskipTests)" >&2
-mvn -B -q -o install -DskipTests -pl decoding -am || mvn -B -q install -DskipTests -pl decoding -am
-mvn -B -q -o -pl decoding test-compile exec:java \
-  -Dexec.mainClass=io.walshadow.bench.DecodeBenchmark -Dexec.classpathScope=test -Dexec.args="$*"
+exec bash "$(dirname "${BASH_SOURCE[0]}")/run-program.sh" DecodeBenchmark "$@"

@@ -11,17 +11,4 @@
 # While generating, a physical slot (walshadow_bench_wal_parse) keeps the range in pg_wal; it and the scratch
 # database walshadow_bench are dropped at the end (--keep keeps the database). The machine should be otherwise
 # idle for meaningful figures: both sides are CPU-bound once the segments are in the page cache.
-set -euo pipefail
-HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-ROOT=$(cd "$HERE/../.." && pwd)
-# shellcheck source=../local/toolchain.sh
-source "$ROOT/deploy/local/toolchain.sh"
-
-bash "$ROOT/deploy/local/stack.sh" start
-eval "$(bash "$ROOT/deploy/local/stack.sh" env)"
-
-cd "$ROOT"
-echo "[bench] building (mvn install -DskipTests)" >&2
-mvn -B -q -o install -DskipTests -pl decoding -am || mvn -B -q install -DskipTests -pl decoding -am
-mvn -B -q -o -pl decoding test-compile exec:java \
-  -Dexec.mainClass=io.walshadow.bench.WalParseBenchmark -Dexec.classpathScope=test -Dexec.args="$*"
+exec bash "$(dirname "${BASH_SOURCE[0]}")/run-program.sh" WalParseBenchmark "$@"
