@@ -77,6 +77,15 @@ import org.slf4j.LoggerFactory;
  * {@code changes_drained}, {@code changes_discarded}; gauges {@code in_flight_transactions} (keys holding state)
  * and {@code prepared_transactions_held}. The two gauges are kept in operator state (summed over the restored
  * entries; exact at parallelism 1, their sum over subtasks stays exact after a rescale).
+ *
+ * <p>In-flight diagnostics: each key's meta also holds an estimate of its buffered bytes and the wall-clock time
+ * its first change arrived. A non-keyed index of the in-flight keys of this subtask (xid → changes, bytes,
+ * first LSN, first arrival), updated on each event and drain, backs the gauges {@code buffered_changes},
+ * {@code buffered_bytes}, {@code oldest_in_flight_first_lsn} and {@code oldest_in_flight_age_ms} (0 when nothing
+ * is tracked), and an INFO line summarizing the in-flight transactions, at most every 30 s, on event arrival.
+ * The index is not checkpointed: after a restore it is rebuilt lazily, a restored key entering it (with its
+ * checkpointed counts, first LSN and first arrival) only when its next event arrives, so until then the
+ * diagnostics undercount ({@code in_flight_transactions} stays exact).
  */
 public final class XactBuffer extends KeyedProcessFunction<Integer, BufferEvent, Drained>
         implements CheckpointedFunction {
@@ -87,6 +96,12 @@ public final class XactBuffer extends KeyedProcessFunction<Integer, BufferEvent,
     private static final int NEXT_SEQ = 0;
     private static final int FIRST_LSN = 1;
     private static final int LIVE = 2;
+    /** Estimated bytes of the live entries (absent in state written before it existed). */
+    private static final int BYTES = 3;
+    /** Wall-clock ms at which the key's first change arrived (absent in state written before it existed). */
+    private static final int FIRST_TIME = 4;
+    private static final int META_LENGTH = 5;
+    private static final long LOG_INTERVAL_MS = 30_000;
 
     private final PgConnectionConfig pg;
     /** Discard a rolled-back savepoint's entries at its ABORT record (else only the commit's subxid list does). */
@@ -102,6 +117,19 @@ public final class XactBuffer extends KeyedProcessFunction<Integer, BufferEvent,
     private transient long inFlight;
     private transient long preparedHeld;
     private transient RowDecoder rowDecoder;
+
+    /** Non-keyed index of the in-flight keys seen since open: xid → meta copy. Rebuilt lazily after a restore. */
+    private transient Map<Integer, long[]> tracked;
+    /** The tracked keys by first LSN (unique per key: each first change is its own record). */
+    private transient java.util.TreeMap<Long, Integer> trackedByFirstLsn;
+    private transient volatile long bufferedChanges;
+    private transient volatile long bufferedBytes;
+    private transient volatile long oldestFirstLsn;
+    private transient volatile long oldestFirstTime;
+    private transient volatile int oldestXid;
+    private transient long lastSummaryMs;
+    /** Key of the event being processed. */
+    private transient int currentTop;
 
     private transient Counter prepares;
     private transient Counter commitPrepared;
@@ -166,6 +194,20 @@ public final class XactBuffer extends KeyedProcessFunction<Integer, BufferEvent,
         changesDiscarded = g.counter("changes_discarded");
         g.gauge("in_flight_transactions", () -> inFlight);
         g.gauge("prepared_transactions_held", () -> preparedHeld);
+        tracked = new java.util.HashMap<>();
+        trackedByFirstLsn = new java.util.TreeMap<>();
+        bufferedChanges = 0;
+        bufferedBytes = 0;
+        oldestFirstLsn = 0;
+        oldestFirstTime = 0;
+        lastSummaryMs = System.currentTimeMillis();
+        g.gauge("buffered_changes", () -> bufferedChanges);
+        g.gauge("buffered_bytes", () -> bufferedBytes);
+        g.gauge("oldest_in_flight_first_lsn", () -> oldestFirstLsn);
+        g.gauge("oldest_in_flight_age_ms", () -> {
+            long t = oldestFirstTime;
+            return t == 0 ? 0L : Math.max(0L, System.currentTimeMillis() - t);
+        });
     }
 
     private RowDecoder loadRowDecoder() throws SQLException {
@@ -177,8 +219,10 @@ public final class XactBuffer extends KeyedProcessFunction<Integer, BufferEvent,
     @Override
     public void processElement(BufferEvent be, Context ctx, Collector<Drained> out) throws Exception {
         ChangeEvent e = be.event();
+        currentTop = ctx.getCurrentKey();
+        maybeLogSummary();
         if (!(e instanceof XactEvent x)) {
-            append(e);
+            append(e, ctx.getCurrentKey());
             return;
         }
         XactRecord r = x.xact();
@@ -206,7 +250,7 @@ public final class XactBuffer extends KeyedProcessFunction<Integer, BufferEvent,
             } else {
                 subxactAborts.inc();
                 if (discardAtSubxactAbort) {
-                    discardSubtransactions(a);
+                    discardSubtransactions(a, top);
                 }
             }
         } else if (r instanceof XactPrepare p) {
@@ -224,8 +268,8 @@ public final class XactBuffer extends KeyedProcessFunction<Integer, BufferEvent,
         return meta.value() != null || gid.value() != null;
     }
 
-    private void append(ChangeEvent e) throws Exception {
-        long[] m = meta.value();
+    private void append(ChangeEvent e, int top) throws Exception {
+        long[] m = meta();
         if (m == null) {
             if (gid.value() == null) {
                 inFlight++;
@@ -233,12 +277,103 @@ public final class XactBuffer extends KeyedProcessFunction<Integer, BufferEvent,
                 // Only a prepared family with nothing buffered yet (or WAL after PREPARE): still buffer it.
                 LOG.warn("change at {} for prepared transaction {} ({})", e.lsn(), e.xid(), gid.value());
             }
-            m = new long[] {0, e.lsn(), 0};
+            m = new long[] {0, e.lsn(), 0, 0, System.currentTimeMillis()};
         }
         entries.put(m[NEXT_SEQ], e);
         m[NEXT_SEQ]++;
         m[LIVE]++;
+        m[BYTES] += estimateBytes(e);
         meta.update(m);
+        track(top, m);
+    }
+
+    /** The key's meta, widened to the current layout when it was checkpointed before bytes and time existed. */
+    private long[] meta() throws Exception {
+        long[] m = meta.value();
+        if (m != null && m.length < META_LENGTH) {
+            m = java.util.Arrays.copyOf(m, META_LENGTH); // bytes unknown (0), first arrival unknown (0)
+        }
+        return m;
+    }
+
+    /** A cheap estimate of an entry's heap size; not its serialized size. */
+    static long estimateBytes(ChangeEvent e) {
+        if (e instanceof DeferredRecord d) {
+            return 48L + d.record().totalLength();
+        }
+        if (e instanceof RowChange r) {
+            return 64L + estimateBytes(r.newValues()) + estimateBytes(r.oldValues());
+        }
+        if (e instanceof TruncateChange t) {
+            return 48L + 16L * t.relations().size();
+        }
+        return 32L;
+    }
+
+    private static long estimateBytes(Object[] values) {
+        if (values == null) {
+            return 0;
+        }
+        long n = 16L + 8L * values.length;
+        for (Object v : values) {
+            if (v instanceof CharSequence cs) {
+                n += 40L + cs.length();
+            } else if (v instanceof byte[] b) {
+                n += 16L + b.length;
+            } else if (v != null) {
+                n += 16L;
+            }
+        }
+        return n;
+    }
+
+    /** Puts (or refreshes) a key in the in-flight index; null meta removes it. */
+    private void track(int top, long[] m) {
+        long[] old = m == null ? tracked.remove(top) : tracked.put(top, m.clone());
+        if (old != null) {
+            bufferedChanges -= old[LIVE];
+            bufferedBytes -= old[BYTES];
+            trackedByFirstLsn.remove(old[FIRST_LSN], top);
+        }
+        if (m != null) {
+            bufferedChanges += m[LIVE];
+            bufferedBytes += m[BYTES];
+            trackedByFirstLsn.put(m[FIRST_LSN], top);
+        }
+        Map.Entry<Long, Integer> oldest = trackedByFirstLsn.firstEntry();
+        if (oldest == null) {
+            oldestXid = 0;
+            oldestFirstTime = 0;
+            oldestFirstLsn = 0;
+        } else {
+            oldestXid = oldest.getValue();
+            oldestFirstTime = tracked.get(oldest.getValue())[FIRST_TIME];
+            oldestFirstLsn = oldest.getKey();
+        }
+    }
+
+    /** At most every 30 s, on event arrival: one INFO line on the in-flight transactions of this subtask. */
+    private void maybeLogSummary() {
+        long now = System.currentTimeMillis();
+        if (now - lastSummaryMs < LOG_INTERVAL_MS) {
+            return;
+        }
+        lastSummaryMs = now;
+        if (inFlight == 0 && tracked.isEmpty()) {
+            return;
+        }
+        long firstTime = oldestFirstTime;
+        LOG.info(summary(inFlight, tracked.size(), bufferedChanges, bufferedBytes, oldestXid, oldestFirstLsn,
+                firstTime == 0 ? -1 : now - firstTime));
+    }
+
+    /** The periodic in-flight summary line; {@code ageMs} -1 when unknown (state from before arrival times). */
+    static String summary(long inFlight, int tracked, long changes, long bytes, int oldestXid, long oldestFirstLsn,
+                          long ageMs) {
+        return "in-flight transactions: " + inFlight + " (" + tracked + " tracked since open), " + changes
+                + " buffered changes, ~" + bytes + " bytes; oldest xid " + Integer.toUnsignedString(oldestXid)
+                + " first LSN " + io.walshadow.wal.Lsn.format(oldestFirstLsn) + " age "
+                + (ageMs < 0 ? "unknown" : ageMs + " ms");
     }
 
     private void drain(BufferEvent be, XactCommit c, String preparedGid, Collector<Drained> out) throws Exception {
@@ -342,8 +477,8 @@ public final class XactBuffer extends KeyedProcessFunction<Integer, BufferEvent,
     }
 
     /** ROLLBACK TO SAVEPOINT: drop the entries of the aborted subtransaction and of its children. */
-    private void discardSubtransactions(XactAbort a) throws Exception {
-        long[] m = meta.value();
+    private void discardSubtransactions(XactAbort a, int top) throws Exception {
+        long[] m = meta();
         if (m == null) {
             return;
         }
@@ -352,22 +487,28 @@ public final class XactBuffer extends KeyedProcessFunction<Integer, BufferEvent,
             aborted.add(xid);
         }
         long removed = 0;
+        long removedBytes = 0;
         Iterator<Map.Entry<Long, ChangeEvent>> it = entries.iterator();
         while (it.hasNext()) {
-            if (aborted.contains(it.next().getValue().xid())) {
+            ChangeEvent ev = it.next().getValue();
+            if (aborted.contains(ev.xid())) {
                 it.remove();
                 removed++;
+                removedBytes += estimateBytes(ev);
             }
         }
         changesDiscarded.inc(removed);
         m[LIVE] -= removed;
-        meta.update(m); // the key keeps its meta (and next seq) even when nothing is left: the top is still open
+        m[BYTES] = Math.max(0, m[BYTES] - removedBytes);
+        meta.update(m);
+        track(top, m); // the key keeps its meta (and next seq) even when nothing is left: the top is still open
     }
 
     private void clear() throws Exception {
         if (hasState()) {
             inFlight--;
         }
+        track(currentTop, null);
         entries.clear();
         meta.clear();
         gid.clear();

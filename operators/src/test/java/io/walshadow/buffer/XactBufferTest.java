@@ -285,7 +285,7 @@ class XactBufferTest {
 
     // ---- helpers
 
-    private static void cancel(JobClient job) {
+    static void cancel(JobClient job) {
         if (job != null) {
             try {
                 job.cancel().get();
@@ -341,7 +341,7 @@ class XactBufferTest {
     }
 
     /** Applies drained changes by primary key (id, column 1). */
-    private static Map<Integer, String> replay(List<Object[]> out) {
+    static Map<Integer, String> replay(List<Object[]> out) {
         Map<Integer, String> t = new TreeMap<>();
         for (Object[] o : out) {
             if (o[1] instanceof DrainedChange dc && dc.change() instanceof RowChange r) {
@@ -360,7 +360,7 @@ class XactBufferTest {
         return t;
     }
 
-    private static JobClient startJob(String slot, String table, Path checkpoints, Path restoreFrom, String run,
+    static JobClient startJob(String slot, String table, Path checkpoints, Path restoreFrom, String run,
                                       boolean discardAtSubxactAbort) throws Exception {
         Configuration conf = FlinkTestJobs.checkpointed(checkpoints, restoreFrom);
         conf.setString("metrics.reporter.wstest.factory.class", TestMetricReporter.class.getName());
@@ -406,7 +406,7 @@ class XactBufferTest {
         }
     }
 
-    private static void cleanup(String slot, String table) throws Exception {
+    static void cleanup(String slot, String table) throws Exception {
         try (Connection c = LocalPg.connect()) {
             FlinkTestJobs.dropSlot(c, slot);
             LocalPg.exec(c, "DROP TABLE IF EXISTS " + table);
