@@ -1,7 +1,6 @@
 package io.walshadow.bench;
 
 import com.sun.management.GarbageCollectionNotificationInfo;
-import io.walshadow.catalog.CatalogAheadException;
 import io.walshadow.catalog.CatalogFilter;
 import io.walshadow.catalog.CatalogHistorySerializer;
 import io.walshadow.catalog.CatalogLoader;
@@ -17,13 +16,10 @@ import io.walshadow.change.RowDecoder;
 import io.walshadow.change.TruncateChange;
 import io.walshadow.change.WalChangeDecoder;
 import io.walshadow.change.XactEvent;
-import io.walshadow.heap.HeapRecordDecoder;
-import io.walshadow.heap.HeapRecordKind;
 import io.walshadow.testing.LocalPg;
 import io.walshadow.types.SqlTypeCatalog;
 import io.walshadow.types.ValueDecoder;
 import io.walshadow.wal.Lsn;
-import io.walshadow.wal.Rmgrs;
 import io.walshadow.wal.WalFormat;
 import io.walshadow.wal.WalSegmentReader;
 import io.walshadow.wal.XLogRecord;
@@ -117,12 +113,8 @@ import jdk.jfr.Recording;
  * small records, one commit per 4 rows), the catalog loads and GC time per decode pass, and the most record bytes
  * held for deferred decoding.
  *
- * <p>One record is not decoded: {@code pgbench -i}'s TRUNCATE. In catch-up mode the tables are ambiguous from
- * their CREATE TABLE commits until that TRUNCATE's commit (the live pg_class rows already carry the TRUNCATE's
- * relfilenodes); {@link WalChangeDecoder} defers heap records of such a relation when the ambiguity awaits their
- * own transaction, but looks a TRUNCATE's relations up at once and fails closed with
- * {@link CatalogAheadException}. The benchmark skips exactly that case (it carries no rows) and says so in the
- * output; any other exception aborts the run.
+ * <p>The benchmark decodes in catch-up mode (the live catalog is already past the WAL it reads): pgbench -i's
+ * tables are ambiguous until its own commits, so their rows and its TRUNCATE are deferred to those commits.
  */
 public final class DecodeBenchmark {
     static final String SLOT = "walshadow_bench_decode";
@@ -319,7 +311,7 @@ public final class DecodeBenchmark {
      */
     record Pass(long records, long bytes, long fpiBytes, long rows, long values, long wallNanos, long cpuNanos,
                 long initRecords, long initRows, long initWallNanos, long initCpuNanos, long catalogLoads,
-                long catalogNanos, long gcNanos, long failedTruncates, long maxDeferredRecords, long maxDeferredBytes,
+                long catalogNanos, long gcNanos, long maxDeferredRecords, long maxDeferredBytes,
                 long lastEnd) {
     }
 
@@ -353,7 +345,7 @@ public final class DecodeBenchmark {
         long dt = System.nanoTime() - t0;
         long dc = OS.getProcessCpuTime() - c0;
         return new Pass(records, bytes, fpi, 0, 0, dt, dc, initRecords, 0, initWall, initCpu, 0, 0, gcNanos() - gc0,
-                0, 0, 0, lastEnd);
+                0, 0, lastEnd);
     }
 
     /** A tracker in the seeded catalog state (built outside the timed region). */
@@ -376,7 +368,6 @@ public final class DecodeBenchmark {
         long initRows = 0;
         long initWall = 0;
         long initCpu = 0;
-        long ownTruncates = 0;
         long deferredRecords = 0;
         long deferredBytes = 0;
         long maxDeferred = 0;
@@ -397,16 +388,7 @@ public final class DecodeBenchmark {
                 records++;
                 bytes += rec.totalLength();
                 lastEnd = rec.endLsn();
-                List<ChangeEvent> events;
-                try {
-                    events = dec.decode(rec);
-                } catch (CatalogAheadException e) {
-                    if (!isOwnTruncate(rec, e)) {
-                        throw e;
-                    }
-                    ownTruncates++;
-                    continue;
-                }
+                List<ChangeEvent> events = dec.decode(rec);
                 for (int i = 0, n = events.size(); i < n; i++) {
                     ChangeEvent e = events.get(i);
                     if (e instanceof RowChange c) {
@@ -452,20 +434,8 @@ public final class DecodeBenchmark {
             log("warning: " + deferred.size() + " transactions with deferred records did not end in the range");
         }
         return new Pass(records, bytes, 0, rows, values, dt, dc, initRecords, initRows, initWall, initCpu,
-                s.source.loads - loads0, s.source.nanos - sql0, gcNanos() - gc0, ownTruncates, maxDeferred,
+                s.source.loads - loads0, s.source.nanos - sql0, gcNanos() - gc0, maxDeferred,
                 maxDeferredBytes, lastEnd);
-    }
-
-    /**
-     * A TRUNCATE record of a relation that is ambiguous until its own transaction's commit (pgbench -i's TRUNCATE,
-     * decoded while the live catalog already holds its new relfilenodes). WalChangeDecoder defers heap records in
-     * that situation, but looks a TRUNCATE's relations up at once and fails closed; the benchmark skips the record
-     * (it carries no rows) and counts it.
-     */
-    private static boolean isOwnTruncate(XLogRecord r, CatalogAheadException e) {
-        return r.rmid() == Rmgrs.RM_HEAP_ID && HeapRecordDecoder.kind(r) == HeapRecordKind.TRUNCATE
-                && (e.awaitedXids().contains(r.xid())
-                        || (r.toplevelXid() != 0 && e.awaitedXids().contains(r.toplevelXid())));
     }
 
     /** The deferred records of these xids (a transaction and its subtransactions), in WAL order. */
@@ -718,11 +688,6 @@ public final class DecodeBenchmark {
         System.out.printf(Locale.ROOT, "deferred to their commit: %d records, %.1f MB of records at most (held until the"
                 + " commit: pgbench -i's COPY into the relfilenodes its TRUNCATE created)%n", d.maxDeferredRecords,
                 mb(d.maxDeferredBytes));
-        if (d.failedTruncates > 0) {
-            System.out.printf(Locale.ROOT, "note: %d TRUNCATE record(s) per pass failed closed (CatalogAheadException: the"
-                    + " decoder defers heap records of a relation its own transaction makes ambiguous, but not a TRUNCATE);"
-                    + " skipped by the benchmark (they carry no rows)%n", d.failedTruncates);
-        }
         System.out.println("(MB: the records' bytes, xl_tot_len summed. Rows: row changes (INSERT, UPDATE, ...) decoded into"
                 + " typed values. cpu: the JVM's CPU time over the pass, GC and JIT included. Peak heap: the most heap in use"
                 + " (before any GC, and at the end) during one more, untimed pass that starts after a System.gc(); after GC: the"
@@ -850,7 +815,7 @@ public final class DecodeBenchmark {
                 sum(ps, Pass::cpuNanos) / k,
                 f.initRecords, f.initRows, sum(ps, Pass::initWallNanos) / k, sum(ps, Pass::initCpuNanos) / k,
                 sum(ps, Pass::catalogLoads) / k,
-                sum(ps, Pass::catalogNanos) / k, sum(ps, Pass::gcNanos) / k, f.failedTruncates,
+                sum(ps, Pass::catalogNanos) / k, sum(ps, Pass::gcNanos) / k,
                 f.maxDeferredRecords, f.maxDeferredBytes, f.lastEnd);
     }
 
@@ -865,7 +830,7 @@ public final class DecodeBenchmark {
                 median(ps, Pass::cpuNanos),
                 f.initRecords, f.initRows, median(ps, Pass::initWallNanos), median(ps, Pass::initCpuNanos),
                 median(ps, Pass::catalogLoads),
-                median(ps, Pass::catalogNanos), median(ps, Pass::gcNanos), f.failedTruncates,
+                median(ps, Pass::catalogNanos), median(ps, Pass::gcNanos),
                 f.maxDeferredRecords, f.maxDeferredBytes, f.lastEnd);
     }
 
