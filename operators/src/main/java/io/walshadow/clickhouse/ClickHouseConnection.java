@@ -1,0 +1,166 @@
+package io.walshadow.clickhouse;
+
+import com.clickhouse.client.api.Client;
+import com.clickhouse.client.api.command.CommandResponse;
+import com.clickhouse.client.api.query.QueryResponse;
+import java.io.ByteArrayOutputStream;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+/**
+ * Thin wrapper over client-v2 0.10.0 for the HTTP interface, shaped by what ClickHouse 18.16 accepts: server
+ * response compression is off (18.16 answers {@code compress=1} with an empty body), and reads never use the
+ * client's default RowBinaryWithNamesAndTypes path (18.16 lacks it): {@link #queryTsv} appends
+ * {@code FORMAT TabSeparated} to the SQL (the {@code X-ClickHouse-Format} header is ignored by 18.16) and parses
+ * the raw stream. The password is never logged nor put in {@link #toString()} or exception messages.
+ */
+public final class ClickHouseConnection implements AutoCloseable {
+    private static final long TIMEOUT_SECONDS = 60;
+
+    private final String endpoint;
+    private final String user;
+    private final String database;
+    private final Client client;
+
+    public ClickHouseConnection(String endpoint, String user, String password, String database) {
+        this.endpoint = Objects.requireNonNull(endpoint, "endpoint");
+        this.user = Objects.requireNonNull(user, "user");
+        this.database = Objects.requireNonNull(database, "database");
+        this.client = new Client.Builder()
+                .addEndpoint(endpoint)
+                .setUsername(user)
+                .setPassword(Objects.requireNonNull(password, "password"))
+                .setDefaultDatabase(database)
+                .compressServerResponse(false)
+                .build();
+    }
+
+    public String endpoint() {
+        return endpoint;
+    }
+
+    public String user() {
+        return user;
+    }
+
+    public String database() {
+        return database;
+    }
+
+    /** True when the server answers {@code /ping}. */
+    public boolean ping() {
+        return client.ping();
+    }
+
+    /** Runs a statement that returns no rows (DDL, INSERT ... SELECT, OPTIMIZE, ...). */
+    public void execute(String sql) {
+        try (CommandResponse r = client.execute(sql).get(TIMEOUT_SECONDS, TimeUnit.SECONDS)) {
+            // nothing to read
+        } catch (Exception e) {
+            throw wrap(sql, e);
+        }
+    }
+
+    /**
+     * Runs a SELECT (or SHOW / DESCRIBE) and returns its rows as TabSeparated fields, unescaped; {@code \N} reads as
+     * null. The SQL must not carry its own FORMAT clause.
+     */
+    public List<String[]> queryTsv(String sql) {
+        String full = sql.strip();
+        if (full.endsWith(";")) {
+            full = full.substring(0, full.length() - 1);
+        }
+        full = full + "\nFORMAT TabSeparated";
+        byte[] body;
+        try (QueryResponse r = client.query(full).get(TIMEOUT_SECONDS, TimeUnit.SECONDS);
+             InputStream in = r.getInputStream()) {
+            body = in.readAllBytes();
+        } catch (Exception e) {
+            throw wrap(sql, e);
+        }
+        return parseTsv(new String(body, StandardCharsets.UTF_8));
+    }
+
+    /** First field of the first row, or null when there is no row. */
+    public String queryString(String sql) {
+        List<String[]> rows = queryTsv(sql);
+        return rows.isEmpty() ? null : rows.get(0)[0];
+    }
+
+    static List<String[]> parseTsv(String text) {
+        List<String[]> rows = new ArrayList<>();
+        int start = 0;
+        while (start < text.length()) {
+            int nl = text.indexOf('\n', start);
+            String line = nl < 0 ? text.substring(start) : text.substring(start, nl);
+            start = nl < 0 ? text.length() : nl + 1;
+            String[] raw = line.split("\t", -1);
+            String[] fields = new String[raw.length];
+            for (int i = 0; i < raw.length; i++) {
+                fields[i] = unescape(raw[i]);
+            }
+            rows.add(fields);
+        }
+        return rows;
+    }
+
+    /** TabSeparated escaping: backslash sequences; {@code \N} alone is NULL. */
+    static String unescape(String f) {
+        if (f.equals("\\N")) {
+            return null;
+        }
+        if (f.indexOf('\\') < 0) {
+            return f;
+        }
+        ByteArrayOutputStream out = new ByteArrayOutputStream(f.length());
+        byte[] b = f.getBytes(StandardCharsets.UTF_8);
+        for (int i = 0; i < b.length; i++) {
+            if (b[i] != '\\' || i + 1 == b.length) {
+                out.write(b[i]);
+                continue;
+            }
+            byte n = b[++i];
+            switch (n) {
+                case 't' -> out.write('\t');
+                case 'n' -> out.write('\n');
+                case 'r' -> out.write('\r');
+                case 'b' -> out.write('\b');
+                case 'f' -> out.write('\f');
+                case '0' -> out.write(0);
+                case 'a' -> out.write(7);
+                case 'v' -> out.write(11);
+                default -> out.write(n); // \\ \' and any other escaped character stand for themselves
+            }
+        }
+        return out.toString(StandardCharsets.UTF_8);
+    }
+
+    private static ClickHouseException wrap(String sql, Exception e) {
+        Throwable t = e;
+        if (t instanceof ExecutionException && t.getCause() != null) {
+            t = t.getCause();
+        }
+        if (t instanceof InterruptedException) {
+            Thread.currentThread().interrupt();
+        }
+        String msg = t instanceof TimeoutException ? "no answer within " + TIMEOUT_SECONDS + " s"
+                : t.getClass().getSimpleName() + ": " + t.getMessage();
+        return new ClickHouseException(sql, msg, t);
+    }
+
+    @Override
+    public void close() {
+        client.close();
+    }
+
+    @Override
+    public String toString() {
+        return "ClickHouseConnection[" + endpoint + ", user=" + user + ", database=" + database + "]";
+    }
+}
