@@ -20,7 +20,6 @@ import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
-import org.apache.flink.api.common.typeutils.TypeSerializer;
 import org.apache.flink.api.common.typeutils.TypeSerializerSnapshot;
 import org.apache.flink.core.memory.DataInputView;
 import org.apache.flink.core.memory.DataOutputView;
@@ -66,7 +65,7 @@ import org.apache.flink.core.memory.DataOutputView;
  * <p>Events are treated as immutable ({@link #copy} returns its argument): do not modify a RowChange's value arrays
  * after emitting it.
  */
-public final class ChangeEventSerializer extends TypeSerializer<ChangeEvent> {
+public final class ChangeEventSerializer extends ImmutableValueSerializer<ChangeEvent> {
     private static final long serialVersionUID = 1L;
 
     /** Format this build writes; bump for any change of the layout above or of a codec it uses. */
@@ -106,35 +105,10 @@ public final class ChangeEventSerializer extends TypeSerializer<ChangeEvent> {
         return new SerializerTypeInfo<>(ChangeEvent.class, new ChangeEventSerializer());
     }
 
-    @Override
-    public boolean isImmutableType() {
-        return true;
-    }
-
     /** A new instance: the descriptor caches are per instance. */
     @Override
     public ChangeEventSerializer duplicate() {
         return new ChangeEventSerializer();
-    }
-
-    @Override
-    public ChangeEvent createInstance() {
-        return null;
-    }
-
-    @Override
-    public ChangeEvent copy(ChangeEvent from) {
-        return from;
-    }
-
-    @Override
-    public ChangeEvent copy(ChangeEvent from, ChangeEvent reuse) {
-        return from;
-    }
-
-    @Override
-    public int getLength() {
-        return -1;
     }
 
     @Override
@@ -146,17 +120,6 @@ public final class ChangeEventSerializer extends TypeSerializer<ChangeEvent> {
     @Override
     public ChangeEvent deserialize(DataInputView in) throws IOException {
         return readBody(in.readUnsignedByte(), in);
-    }
-
-    @Override
-    public ChangeEvent deserialize(ChangeEvent reuse, DataInputView in) throws IOException {
-        return deserialize(in);
-    }
-
-    /** Re-encodes in this build's format (an event an older build wrote comes out in the current format). */
-    @Override
-    public void copy(DataInputView in, DataOutputView out) throws IOException {
-        serialize(deserialize(in), out);
     }
 
     @Override
