@@ -16,7 +16,6 @@ import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.sql.Connection;
 import java.sql.SQLException;
-import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
@@ -152,23 +151,7 @@ public final class WalParseBenchmark {
     }
 
     private static void pgbench(String... args) throws IOException, InterruptedException {
-        List<String> cmd = new ArrayList<>(List.of(LocalPg.bin("pgbench").toString(), "-h", LocalPg.host(),
-                "-p", String.valueOf(LocalPg.port()), "-U", LocalPg.user()));
-        cmd.addAll(Arrays.asList(args));
-        cmd.add(BENCH_DB);
-        ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true);
-        pb.environment().put("PGPASSWORD", LocalPg.password());
-        log("$ " + String.join(" ", cmd));
-        Process p = pb.start();
-        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        if (p.waitFor() != 0) {
-            throw new IOException("pgbench failed:\n" + out);
-        }
-        for (String line : out.split("\n")) {
-            if (line.startsWith("tps") || line.startsWith("number of transactions actually") || line.startsWith("done in")) {
-                log("  " + line.trim());
-            }
-        }
+        BenchSupport.pgbench(BENCH_DB, args);
     }
 
     // ------------------------------------------------------------------------------------------------
@@ -432,7 +415,7 @@ public final class WalParseBenchmark {
     }
 
     private static void log(String s) {
-        System.out.println("[bench] " + s);
+        BenchSupport.log(s);
     }
 
     private static final class Options {
