@@ -4,7 +4,7 @@ package io.walshadow.change;
  * One committed change of a transaction family: a {@link RowChange} or {@link TruncateChange} (deferred records
  * already decoded with the descriptor as of the commit). {@code change.xid()} is the writing (sub)transaction.
  */
-public record DrainedChange(long commitSeq, long commitLsn, int xid, long commitTime, ChangeEvent change)
+public record DrainedChange(long commitSeq, long commitLsn, long fullXid, long commitTime, ChangeEvent change)
         implements Drained {
     public DrainedChange {
         if (!(change instanceof RowChange || change instanceof TruncateChange)) {

@@ -1,6 +1,5 @@
 package io.walshadow.change;
 
-import io.walshadow.catalog.CatalogChange;
 import java.util.List;
 
 /**
@@ -11,16 +10,14 @@ import java.util.List;
  * @param gid the prepared transaction's GID for COMMIT PREPARED, else null
  * @param changes number of changes drained for it
  * @param firstLsn LSN of its first buffered record (0 when none was buffered)
- * @param catalogChanges the catalog changes the commit published (replicated relations added, altered, dropped)
+ * @param relations qualified names (schema.table, as of the commit) of the replicated relations the commit
+ *     touched: rows, truncates and catalog changes; sorted, so a re-drain after a restore is identical
+ * @param schemaChange whether the commit changed the schema of replicated relations (a {@link DrainedCatalog}
+ *     preceded its changes)
  */
-public record DrainedCommit(long commitSeq, long commitLsn, int xid, long commitTime, String gid, long changes,
-                            long firstLsn, List<CatalogChange> catalogChanges) implements Drained {
+public record DrainedCommit(long commitSeq, long commitLsn, long fullXid, long commitTime, String gid, long changes,
+                            long firstLsn, List<String> relations, boolean schemaChange) implements Drained {
     public DrainedCommit {
-        catalogChanges = catalogChanges == null ? List.of() : List.copyOf(catalogChanges);
-    }
-
-    /** Whether the commit changed the schema of replicated relations. */
-    public boolean schemaChange() {
-        return !catalogChanges.isEmpty();
+        relations = List.copyOf(relations);
     }
 }

@@ -48,6 +48,10 @@ import java.util.function.BiFunction;
 public final class WalChangeDecoder {
     static final int XLOG_SMGR_CREATE = 0x10;
     static final int XLOG_RUNNING_XACTS = 0x10;
+    static final int XLOG_CHECKPOINT_SHUTDOWN = 0x00;
+    static final int XLOG_CHECKPOINT_ONLINE = 0x10;
+    /** Offset of {@code CheckPoint.nextXid} (FullTransactionId) after redo, two TimeLineIDs and fullPageWrites. */
+    static final int CHECKPOINT_NEXT_XID_OFFSET = 24;
     static final int FORK_MAIN = 0;
 
     private final CatalogTracker tracker;
@@ -67,6 +71,12 @@ public final class WalChangeDecoder {
     private final Map<Integer, Set<RelFileLocator>> deferredBy = new HashMap<>();
     /** Commit sequence the next commit gets (part of the operator's state: it continues across restores). */
     private long nextCommitSeq = 1;
+    /**
+     * The newest full xid (xid8) known to have been assigned, 0 until known: commits' 32-bit xids get their epoch
+     * relative to it ({@link TransactionIds#fullXidRelativeTo}). Seeded from the start snapshot, set from checkpoint
+     * records' nextXid, advanced by RUNNING_XACTS' nextXid and by every commit (part of the operator's state).
+     */
+    private long xidReference;
     /** Descriptors of the relfilenodes the family of the commit just decoded deferred (set by a commit). */
     private Map<RelFileLocator, RelationDescriptor> lastCommitDescriptors = Map.of();
 
@@ -124,6 +134,43 @@ public final class WalChangeDecoder {
         nextCommitSeq = seq;
     }
 
+    /** The full-xid reference (part of the operator's state); 0 when not known yet. */
+    public long xidReference() {
+        return xidReference;
+    }
+
+    /**
+     * Sets the full-xid reference: a full xid at most 2^31 xids away from any xid the stream will commit (the
+     * start snapshot's xmax, a restored reference, the server's current next xid).
+     */
+    public void restoreXidReference(long fullXid) {
+        if (fullXid < 0) {
+            throw new IllegalArgumentException("full xid " + Long.toUnsignedString(fullXid));
+        }
+        xidReference = fullXid;
+    }
+
+    /** The full xid of a 32-bit xid the stream just committed: relative to, and then advancing, the reference. */
+    private long fullXidOf(int xid) {
+        if (xidReference == 0) {
+            return 0; // unknown: callers without a seed (unit tests); the operator always seeds or restores one
+        }
+        long full = TransactionIds.fullXidRelativeTo(xidReference, xid);
+        if (full > xidReference) {
+            xidReference = full;
+        }
+        return full;
+    }
+
+    private void advanceXidReference(int nextXid) {
+        if (xidReference != 0 && TransactionIds.isNormal(nextXid)) {
+            long full = TransactionIds.fullXidRelativeTo(xidReference, nextXid);
+            if (full > xidReference) {
+                xidReference = full;
+            }
+        }
+    }
+
     /**
      * Events of one record for the transaction buffer: each with its family's top-level xid; a commit with its
      * commit sequence and the descriptors of what its family deferred. XLOG_XACT_ASSIGNMENT (routing only, already
@@ -140,7 +187,7 @@ public final class WalChangeDecoder {
         for (ChangeEvent e : events) {
             if (e instanceof XactEvent x) {
                 if (x.xact() instanceof XactCommit c) {
-                    out.add(new BufferEvent(c.xid(), nextCommitSeq++, e, lastCommitDescriptors));
+                    out.add(new BufferEvent(c.xid(), nextCommitSeq++, fullXidOf(c.xid()), e, lastCommitDescriptors));
                     lastCommitDescriptors = Map.of();
                 } else if (x.xact() instanceof XactAbort a) {
                     int top = a.isPrepared() ? a.xid() : a.toplevelXid() != 0 ? a.toplevelXid() : recordTop;
@@ -175,8 +222,19 @@ public final class WalChangeDecoder {
                     // xl_running_xacts: xcnt, subxcnt, subxid_overflow (+pad), nextXid, oldestRunningXid, ...
                     ByteBuffer d = r.mainData();
                     int oldestRunning = d.getInt(16);
+                    advanceXidReference(d.getInt(12));
                     tracker.onRunningXacts(r.lsn(), oldestRunning);
                     forgetFinishedBefore(oldestRunning);
+                }
+                return List.of();
+            case Rmgrs.RM_XLOG_ID:
+                int info = r.rmgrInfo();
+                if (info == XLOG_CHECKPOINT_SHUTDOWN || info == XLOG_CHECKPOINT_ONLINE) {
+                    // An absolute next full xid: keeps the reference exact however long the stream runs.
+                    long next = r.mainData().getLong(CHECKPOINT_NEXT_XID_OFFSET);
+                    if (next > xidReference) {
+                        xidReference = next;
+                    }
                 }
                 return List.of();
             case Rmgrs.RM_SMGR_ID:

@@ -56,7 +56,7 @@ final class ChangeLogger extends RichFlatMapFunction<Drained, Void> {
         long now = System.currentTimeMillis();
         if (now - lastLog >= intervalMs && lastCommit != null) {
             LOG.info("committed up to {} (commit seq {}, xid {}): {} commits, row changes {}{}",
-                    Lsn.format(lastCommit.commitLsn()), lastCommit.commitSeq(), Integer.toUnsignedString(lastCommit.xid()),
+                    Lsn.format(lastCommit.commitLsn()), lastCommit.commitSeq(), Long.toUnsignedString(lastCommit.fullXid()),
                     commits, counts,
                     latest == null ? "" : "; newest committed row of " + latest.descriptor().qualifiedName() + ": "
                             + render(latest));

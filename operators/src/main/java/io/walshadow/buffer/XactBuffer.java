@@ -7,6 +7,7 @@ import io.walshadow.change.ChangeEvent;
 import io.walshadow.change.ColumnDecodeException;
 import io.walshadow.change.DeferredRecord;
 import io.walshadow.change.Drained;
+import io.walshadow.change.DrainedCatalog;
 import io.walshadow.change.DrainedChange;
 import io.walshadow.change.DrainedCommit;
 import io.walshadow.change.RowChange;
@@ -31,6 +32,7 @@ import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeSet;
 import org.apache.flink.api.common.functions.OpenContext;
 import org.apache.flink.api.common.state.ListState;
 import org.apache.flink.api.common.state.ListStateDescriptor;
@@ -60,12 +62,13 @@ import org.slf4j.LoggerFactory;
  *       key (Flink's LongSerializer: big-endian, always non-negative here) sorts like the number, so a huge
  *       transaction is never held on the heap. The drain checks the order and fails on a backend that does not
  *       iterate in key order (the heap backend).
- *   <li>COMMIT (and COMMIT PREPARED): emits, in seq order, the entries whose xid is the top xid or one of the commit
- *       record's subxids (authoritative: rows of rolled-back savepoints never come out); deferred records are
- *       decoded here with the descriptor the decoder resolved as of the commit (a deferred TRUNCATE with its
- *       relations by oid, {@link WalChangeDecoder#truncatedRelationKey}); then one {@link DrainedCommit};
- *       the key's state is cleared. A commit of a family that buffered nothing emits only a marker, and only
- *       when it published catalog changes (DDL).
+ *   <li>COMMIT (and COMMIT PREPARED): emits the commit's catalog changes first ({@link DrainedCatalog}, when it
+ *       published any: DDL applies before the rows), then, in seq order, the entries whose xid is the top xid or
+ *       one of the commit record's subxids (authoritative: rows of rolled-back savepoints never come out);
+ *       deferred records are decoded here with the descriptor the decoder resolved as of the commit (a deferred
+ *       TRUNCATE with its relations by oid, {@link WalChangeDecoder#truncatedRelationKey}); then one
+ *       {@link DrainedCommit} with the relations touched; the key's state is cleared. A commit of a family that
+ *       buffered nothing emits only the catalog event and the marker, and only when it published catalog changes.
  *   <li>ABORT of the top: clears the key. ABORT of a subtransaction (ROLLBACK TO SAVEPOINT): discards the entries
  *       of the subtransaction and its children now (the commit's list would leave them out anyway).
  *   <li>PREPARE: the state stays, with the GID (a family that buffered nothing is only counted); COMMIT PREPARED drains it, ROLLBACK PREPARED clears it. All of it
@@ -379,68 +382,79 @@ public final class XactBuffer extends KeyedProcessFunction<Integer, BufferEvent,
     private void drain(BufferEvent be, XactCommit c, String preparedGid, Collector<Drained> out) throws Exception {
         long[] m = meta.value();
         List<CatalogChange> catalogChanges = ((XactEvent) be.event()).catalogChanges();
-        if (m == null) {
-            // Nothing of this family was buffered (read-only, or only tables not replicated): a marker only when
-            // the commit changed replicated relations' schema (the DDL must apply in commit order).
-            if (catalogChanges != null && !catalogChanges.isEmpty()) {
-                out.collect(new DrainedCommit(be.commitSeq(), c.lsn(), c.xid(), c.xactTime(), preparedGid, 0, 0,
-                        catalogChanges));
-                commitsDrained.inc();
-            }
-            return;
-        }
-        Set<Integer> committed = new HashSet<>();
-        for (int xid : c.allXids().toIntArray()) {
-            committed.add(xid);
-        }
-        Map<io.walshadow.wal.RelFileLocator, RelationDescriptor> descriptors = be.deferredDescriptors();
+        boolean schemaChange = catalogChanges != null && !catalogChanges.isEmpty();
         long seqNo = be.commitSeq();
         long lsn = c.lsn();
-        int xid = c.xid();
+        // Full xid from the decoder; epoch 0 when it had none (only tests that feed events by hand)
+        long fullXid = be.fullXid() != 0 ? be.fullXid() : Integer.toUnsignedLong(c.xid());
         long time = c.xactTime();
-        long prev = -1;
-        long drained = 0;
-        long discarded = 0;
-        for (Map.Entry<Long, ChangeEvent> en : entries.entries()) {
-            long seq = en.getKey();
-            if (seq <= prev) {
-                throw new IllegalStateException("transaction buffer state of xid " + xid + " is not iterated in "
-                        + "key order (entry " + seq + " after " + prev + "): the buffer needs the RocksDB backend");
-            }
-            prev = seq;
-            ChangeEvent ev = en.getValue();
-            if (!committed.contains(ev.xid())) {
-                discarded++;
-                continue;
-            }
-            if (ev instanceof DeferredRecord d && WalChangeDecoder.isDeferredTruncate(d)) {
-                // A TRUNCATE the family's own DDL made ambiguous: its relations as of the commit, by oid.
-                List<TruncateChange> truncates = WalChangeDecoder.truncateChanges(d.record(),
-                        (db, relOid) -> descriptors.get(WalChangeDecoder.truncatedRelationKey(db, relOid)));
-                if (truncates.isEmpty()) {
-                    discarded++; // none of its relations survived the commit, or none is replicated
-                    continue;
+        if (m == null && !schemaChange) {
+            // Nothing of this family was buffered (read-only, or only tables not replicated) and no replicated
+            // relation's schema changed: nothing to emit.
+            return;
+        }
+        Set<String> relations = new TreeSet<>();
+        if (schemaChange) {
+            // Catalog changes first: a sink applies DDL before any row of the commit (rows written before the DDL
+            // still follow, with the descriptor they were written with).
+            out.collect(new DrainedCatalog(seqNo, lsn, fullXid, time, catalogChanges));
+            for (CatalogChange ch : catalogChanges) {
+                RelationDescriptor d = ch.after() != null ? ch.after() : ch.before();
+                if (d != null) {
+                    relations.add(d.qualifiedName());
                 }
-                for (TruncateChange t : truncates) {
-                    out.collect(new DrainedChange(seqNo, lsn, xid, time, t));
-                    drained++;
-                }
-            } else if (ev instanceof DeferredRecord d) {
-                RelationDescriptor desc = descriptors.get(d.rel());
-                if (desc == null) {
-                    discarded++; // the relation did not survive the commit, or is not replicated
-                    continue;
-                }
-                for (RowChange row : decodeDeferred(d, desc)) {
-                    out.collect(new DrainedChange(seqNo, lsn, xid, time, row));
-                    drained++;
-                }
-            } else {
-                out.collect(new DrainedChange(seqNo, lsn, xid, time, ev));
-                drained++;
             }
         }
-        out.collect(new DrainedCommit(seqNo, lsn, xid, time, preparedGid, drained, m[FIRST_LSN], catalogChanges));
+        long drained = 0;
+        long discarded = 0;
+        if (m != null) {
+            Set<Integer> committed = new HashSet<>();
+            for (int xid : c.allXids().toIntArray()) {
+                committed.add(xid);
+            }
+            Map<io.walshadow.wal.RelFileLocator, RelationDescriptor> descriptors = be.deferredDescriptors();
+            long prev = -1;
+            for (Map.Entry<Long, ChangeEvent> en : entries.entries()) {
+                long seq = en.getKey();
+                if (seq <= prev) {
+                    throw new IllegalStateException("transaction buffer state of xid " + c.xid() + " is not iterated "
+                            + "in key order (entry " + seq + " after " + prev + "): the buffer needs the RocksDB backend");
+                }
+                prev = seq;
+                ChangeEvent ev = en.getValue();
+                if (!committed.contains(ev.xid())) {
+                    discarded++;
+                    continue;
+                }
+                List<? extends ChangeEvent> decoded;
+                if (ev instanceof DeferredRecord d && WalChangeDecoder.isDeferredTruncate(d)) {
+                    // A TRUNCATE the family's own DDL made ambiguous: its relations as of the commit, by oid.
+                    decoded = WalChangeDecoder.truncateChanges(d.record(),
+                            (db, relOid) -> descriptors.get(WalChangeDecoder.truncatedRelationKey(db, relOid)));
+                } else if (ev instanceof DeferredRecord d) {
+                    RelationDescriptor desc = descriptors.get(d.rel());
+                    // null: the relation did not survive the commit, or is not replicated
+                    decoded = desc == null ? List.of() : decodeDeferred(d, desc);
+                } else {
+                    decoded = List.of(ev);
+                }
+                if (decoded.isEmpty()) {
+                    discarded++;
+                    continue;
+                }
+                for (ChangeEvent change : decoded) {
+                    if (change instanceof RowChange r) {
+                        relations.add(r.descriptor().qualifiedName());
+                    } else if (change instanceof TruncateChange t) {
+                        t.relations().forEach(rel -> relations.add(rel.qualifiedName()));
+                    }
+                    out.collect(new DrainedChange(seqNo, lsn, fullXid, time, change));
+                    drained++;
+                }
+            }
+        }
+        out.collect(new DrainedCommit(seqNo, lsn, fullXid, time, preparedGid, drained, m == null ? 0 : m[FIRST_LSN],
+                List.copyOf(relations), schemaChange));
         commitsDrained.inc();
         changesDrained.inc(drained);
         changesDiscarded.inc(discarded);

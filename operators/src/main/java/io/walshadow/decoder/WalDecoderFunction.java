@@ -59,7 +59,7 @@ public final class WalDecoderFunction extends ProcessFunction<XLogRecord, Buffer
     private static final long serialVersionUID = 1L;
     private static final Logger LOG = LoggerFactory.getLogger(WalDecoderFunction.class);
     /** Version of this operator's own state layout (the history bytes carry their own version inside). */
-    static final int STATE_VERSION = 2;
+    static final int STATE_VERSION = 3;
 
     private final PgConnectionConfig pg;
     private final String include;
@@ -72,6 +72,10 @@ public final class WalDecoderFunction extends ProcessFunction<XLogRecord, Buffer
     private transient Map<Integer, Integer> restoredParents;
     private transient Map<Integer, Set<RelFileLocator>> restoredDeferred;
     private transient long restoredNextCommitSeq;
+    /** Full-xid reference from the state (v3), 0 when restored from an older state. */
+    private transient long restoredXidReference;
+    /** The start snapshot's xmax (a full xid), from {@link #seed}. */
+    private transient long seedXmax;
     private transient Connection catalogConnection;
     private transient WalChangeDecoder decoder;
     private transient Counter columnErrors;
@@ -116,22 +120,41 @@ public final class WalDecoderFunction extends ProcessFunction<XLogRecord, Buffer
             decoder.pendingDeferred().putAll(restoredDeferred);
             decoder.restoreNextCommitSeq(restoredNextCommitSeq);
         }
+        if (restoredXidReference != 0) {
+            decoder.restoreXidReference(restoredXidReference);
+        } else if (restoredHistory != null) {
+            // State from before the reference existed: the server's next xid is within 2^31 of anything the
+            // stream still commits (PostgreSQL refuses to run 2^31 xids past its oldest unfrozen one).
+            decoder.restoreXidReference(currentXmax());
+        } else {
+            decoder.restoreXidReference(seedXmax);
+        }
         registerMetrics(getRuntimeContext().getMetricGroup().addGroup("decoder"), tracker);
     }
 
     private CatalogTracker seed(CatalogFilter filter, CatalogLoader loader) throws SQLException {
-        String snapshot;
+        CatalogSnapshot.Xids xids;
         long startLsn;
         try (Connection c = pg.openSql(); Statement st = c.createStatement();
              ResultSet rs = st.executeQuery("SELECT pg_current_snapshot()::text, pg_current_wal_insert_lsn()::text")) {
             rs.next();
-            snapshot = rs.getString(1);
+            xids = CatalogSnapshot.Xids.parse(rs.getString(1));
             startLsn = Lsn.parse(rs.getString(2));
         }
-        CatalogTracker t = CatalogTracker.seed(filter, loader, startLsn, CatalogSnapshot.Xids.parse(snapshot));
+        seedXmax = xids.xmax();
+        CatalogTracker t = CatalogTracker.seed(filter, loader, startLsn, xids);
         LOG.info("catalog history seeded at {} ({} relations, filter {})", Lsn.format(startLsn),
                 t.history().trackedRelations().size(), filter.spec());
         return t;
+    }
+
+    /** The server's next full xid ({@code pg_current_snapshot()}'s xmax). */
+    private long currentXmax() throws SQLException {
+        try (Connection c = pg.openSql(); Statement st = c.createStatement();
+             ResultSet rs = st.executeQuery("SELECT pg_current_snapshot()::text")) {
+            rs.next();
+            return CatalogSnapshot.Xids.parse(rs.getString(1)).xmax();
+        }
     }
 
     /** Type catalog on a connection of its own: the catalog loader's connection runs its own transactions. */
@@ -222,6 +245,7 @@ public final class WalDecoderFunction extends ProcessFunction<XLogRecord, Buffer
             }
         }
         out.writeLong(decoder.nextCommitSeq());
+        out.writeLong(decoder.xidReference()); // v3
         out.flush();
         return bytes.toByteArray();
     }
@@ -229,7 +253,7 @@ public final class WalDecoderFunction extends ProcessFunction<XLogRecord, Buffer
     private void readState(byte[] b) throws IOException {
         DataInputStream in = new DataInputStream(new ByteArrayInputStream(b));
         int version = in.readInt();
-        if (version != 1 && version != STATE_VERSION) {
+        if (version < 1 || version > STATE_VERSION) {
             throw new IOException("decoder state version " + version + " is not readable by this build (reads "
                     + STATE_VERSION + ")");
         }
@@ -270,6 +294,7 @@ public final class WalDecoderFunction extends ProcessFunction<XLogRecord, Buffer
             }
             restoredNextCommitSeq = in.readLong();
         }
+        restoredXidReference = version >= 3 ? in.readLong() : 0;
     }
 
     @Override

@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.fail;
 import io.walshadow.catalog.Column;
 import io.walshadow.change.BufferEvent;
 import io.walshadow.change.Drained;
+import io.walshadow.change.DrainedCatalog;
 import io.walshadow.change.DrainedChange;
 import io.walshadow.change.DrainedCommit;
 import io.walshadow.change.RowChange;
@@ -121,19 +122,43 @@ class XactBufferTest {
             b.setAutoCommit(true);
             // f. DDL then DML in one transaction: the decoder defers the rows, the buffer decodes them at the
             //    commit with the shape the commit published (the envelope's descriptors)
-            LocalPg.exec(c, "BEGIN", "ALTER TABLE " + table + " ADD COLUMN w int",
-                    "INSERT INTO " + table + " VALUES (800, 'ddl', 6)", "SAVEPOINT s",
-                    "INSERT INTO " + table + " VALUES (801, 'rolled back', 7)", "ROLLBACK TO SAVEPOINT s",
-                    "UPDATE " + table + " SET w = 9 WHERE id = 1", "COMMIT");
+            //    The row before the ALTER decodes at once with the old shape; the catalog event still comes first.
+            a.setAutoCommit(false);
+            exec(a, "INSERT INTO " + table + " VALUES (799, 'before ddl')");
+            long fullXidF = Long.parseLong(LocalPg.queryString(a, "SELECT pg_current_xact_id()::text"));
+            exec(a, "ALTER TABLE " + table + " ADD COLUMN w int");
+            exec(a, "INSERT INTO " + table + " VALUES (800, 'ddl', 6)");
+            exec(a, "SAVEPOINT s");
+            exec(a, "INSERT INTO " + table + " VALUES (801, 'rolled back', 7)");
+            exec(a, "ROLLBACK TO SAVEPOINT s");
+            exec(a, "UPDATE " + table + " SET w = 9 WHERE id = 1");
+            a.commit();
+            a.setAutoCommit(true);
             // g. DDL alone: no rows, but a commit marker carrying the catalog change
             LocalPg.exec(c, "ALTER TABLE " + table + " ADD COLUMN z text");
             LocalPg.exec(c, "INSERT INTO " + table + " VALUES (999, 'end')");
 
             awaitTrue(Duration.ofSeconds(120), () -> rows(out).stream().anyMatch(r -> r.contains("v=end")), out);
             awaitTrue(Duration.ofSeconds(30), () -> TestMetricReporter.value("in_flight_transactions") == 0, out);
-            assertTrue(commits(out).stream().anyMatch(dc -> dc.changes() == 0 && dc.schemaChange()
-                    && dc.catalogChanges().get(0).after().column(4).name().equals("z")),
+            // DDL-only commit: its catalog event, then a marker without changes.
+            DrainedCatalog ddlOnly = catalogs(out).stream()
+                    .filter(dc -> dc.changes().get(0).after().natts() == 4).findFirst().orElse(null);
+            assertTrue(ddlOnly != null && ddlOnly.changes().get(0).after().column(4).name().equals("z"),
+                    "DDL-only catalog event: " + catalogs(out));
+            assertTrue(commits(out).stream().anyMatch(dc -> dc.commitSeq() == ddlOnly.commitSeq() && dc.changes() == 0
+                    && dc.schemaChange() && dc.relations().equals(List.of("public." + table))),
                     "DDL-only commit marker: " + commits(out));
+            // Commit f: catalog event first, then its rows (the pre-ALTER row with the old shape), then the marker
+            // with the full xid PostgreSQL reported and the relation touched.
+            List<Drained> f = drainOf(out, fullXidF);
+            assertTrue(f.get(0) instanceof DrainedCatalog cat && cat.changes().get(0).after().natts() == 3,
+                    "catalog event first in commit f: " + f);
+            assertTrue(f.get(1) instanceof DrainedChange dc && dc.change() instanceof RowChange r
+                    && r.descriptor().natts() == 2 && r.newValues()[0].equals(799), "pre-ALTER row next: " + f);
+            DrainedCommit fc = (DrainedCommit) f.get(f.size() - 1);
+            assertEquals(fullXidF, fc.fullXid(), "full xid (with epoch) of commit f");
+            assertEquals(List.of("public." + table), fc.relations());
+            assertTrue(fc.schemaChange() && fc.changes() == 3, "commit f marker: " + fc);
             assertTrue(rows(out).contains("id=999,v=end,w=null,z=null"), rows(out).toString());
             assertTrue(rows(out).contains("id=800,v=ddl,w=6"), "deferred row decoded at commit: " + rows(out));
             assertTrue(rows(out).contains("id=1,v=keep,w=9"), "deferred update decoded at commit: " + rows(out));
@@ -173,7 +198,7 @@ class XactBufferTest {
                 } else {
                     DrainedCommit next = commits.get(at);
                     assertEquals(next.commitSeq(), d.commitSeq());
-                    assertEquals(next.xid(), d.xid());
+                    assertEquals(next.fullXid(), d.fullXid());
                 }
             }
             // Our commits: those with a change of a row other than the probe rows (ids from 1000), in drain order.
@@ -335,6 +360,27 @@ class XactBufferTest {
         for (Object[] o : out) {
             if (o[1] instanceof DrainedCommit dc) {
                 l.add(dc);
+            }
+        }
+        return l;
+    }
+
+    static List<DrainedCatalog> catalogs(List<Object[]> out) {
+        List<DrainedCatalog> l = new ArrayList<>();
+        for (Object[] o : out) {
+            if (o[1] instanceof DrainedCatalog dc) {
+                l.add(dc);
+            }
+        }
+        return l;
+    }
+
+    /** Everything drained for the commit of the transaction with this full xid, in order. */
+    static List<Drained> drainOf(List<Object[]> out, long fullXid) {
+        List<Drained> l = new ArrayList<>();
+        for (Object[] o : out) {
+            if (((Drained) o[1]).fullXid() == fullXid) {
+                l.add((Drained) o[1]);
             }
         }
         return l;

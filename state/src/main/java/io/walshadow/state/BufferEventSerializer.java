@@ -16,14 +16,15 @@ import org.apache.flink.core.memory.DataOutputView;
  * Serializer of {@link BufferEvent} (decoder to transaction buffer, across the keyBy). Format version
  * {@value #FORMAT_VERSION}:
  * <pre>
- *   byte format version (1), int topXid, long commitSeq, ChangeEvent as {@link ChangeEventSerializer} writes it
- *   (its own version byte first), count n, n x (relfilenode: uvarint spcOid, dbOid, relNumber;
- *   uvarint length, RelationDescriptorCodec v1 bytes)
+ *   byte format version (2), int topXid, long commitSeq, long fullXid (since 2), ChangeEvent as
+ *   {@link ChangeEventSerializer} writes it (its own version byte first), count n, n x (relfilenode: uvarint
+ *   spcOid, dbOid, relNumber; uvarint length, RelationDescriptorCodec v1 bytes)
  * </pre>
+ * Version 1 lacks fullXid (read as 0, unknown).
  */
 public final class BufferEventSerializer extends ImmutableValueSerializer<BufferEvent> {
     private static final long serialVersionUID = 1L;
-    public static final int FORMAT_VERSION = 1;
+    public static final int FORMAT_VERSION = 2;
     public static final int OLDEST_READABLE_FORMAT_VERSION = 1;
 
     private final ChangeEventSerializer events = new ChangeEventSerializer();
@@ -42,6 +43,7 @@ public final class BufferEventSerializer extends ImmutableValueSerializer<Buffer
         out.writeByte(FORMAT_VERSION);
         out.writeInt(e.topXid());
         out.writeLong(e.commitSeq());
+        out.writeLong(e.fullXid());
         events.serialize(e.event(), out);
         Map<RelFileLocator, RelationDescriptor> d = e.deferredDescriptors();
         Wire.writeCount(out, d.size());
@@ -62,6 +64,7 @@ public final class BufferEventSerializer extends ImmutableValueSerializer<Buffer
         }
         int top = in.readInt();
         long seq = in.readLong();
+        long fullXid = version >= 2 ? in.readLong() : 0;
         ChangeEvent e = events.deserialize(in);
         int n = Wire.readCount(in, "deferred descriptors");
         Map<RelFileLocator, RelationDescriptor> d = n == 0 ? Map.of() : new HashMap<>();
@@ -69,7 +72,7 @@ public final class BufferEventSerializer extends ImmutableValueSerializer<Buffer
             RelFileLocator rel = RelationDescriptorCodec.readLocator(in);
             d.put(rel, RelationDescriptorCodec.fromBytes(Wire.readBytes(in, "descriptor"), 1));
         }
-        return new BufferEvent(top, seq, e, d);
+        return new BufferEvent(top, seq, fullXid, e, d);
     }
 
     @Override

@@ -1,31 +1,38 @@
 package io.walshadow.state;
 
-import io.walshadow.change.ChangeEvent;
 import io.walshadow.change.Drained;
+import io.walshadow.change.DrainedCatalog;
 import io.walshadow.change.DrainedChange;
 import io.walshadow.change.DrainedCommit;
 import io.walshadow.change.XactEvent;
 import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
 import org.apache.flink.api.common.typeutils.TypeSerializer;
 import org.apache.flink.api.common.typeutils.TypeSerializerSnapshot;
 import org.apache.flink.core.memory.DataInputView;
 import org.apache.flink.core.memory.DataOutputView;
 
 /**
- * Serializer of the transaction buffer's output ({@link Drained}). Format version {@value #FORMAT_VERSION}:
+ * Serializer of the transaction buffer's output ({@link Drained}). It travels between operators only (never in
+ * aligned checkpoint or savepoint state), so this build reads only its own format. Format version
+ * {@value #FORMAT_VERSION}:
  * <pre>
- *   byte format version (1), byte kind, long commitSeq, long commitLsn, int xid, long commitTime, then by kind:
+ *   byte format version (2), byte kind, long commitSeq, long commitLsn, long fullXid, long commitTime, then by kind:
  *   1 DrainedChange: ChangeEvent as {@link ChangeEventSerializer} writes it (own version byte first)
- *   2 DrainedCommit: byte hasGid, [string gid], long changes, long firstLsn, catalog changes as a
- *       ChangeEventSerializer XactEvent without record (own version byte first)
+ *   2 DrainedCommit: byte hasGid, [string gid], long changes, long firstLsn, count n, n x string relation,
+ *       byte schemaChange
+ *   3 DrainedCatalog: catalog changes as a ChangeEventSerializer XactEvent without record (own version byte first)
  * </pre>
+ * Version 1 (before 2) had an int xid and the catalog changes on the commit.
  */
 public final class DrainedSerializer extends ImmutableValueSerializer<Drained> {
     private static final long serialVersionUID = 1L;
-    public static final int FORMAT_VERSION = 1;
-    public static final int OLDEST_READABLE_FORMAT_VERSION = 1;
+    public static final int FORMAT_VERSION = 2;
+    public static final int OLDEST_READABLE_FORMAT_VERSION = 2;
     static final int CHANGE = 1;
     static final int COMMIT = 2;
+    static final int CATALOG = 3;
 
     private final ChangeEventSerializer events = new ChangeEventSerializer();
 
@@ -41,22 +48,27 @@ public final class DrainedSerializer extends ImmutableValueSerializer<Drained> {
     @Override
     public void serialize(Drained d, DataOutputView out) throws IOException {
         out.writeByte(FORMAT_VERSION);
-        out.writeByte(d instanceof DrainedChange ? CHANGE : COMMIT);
+        out.writeByte(d instanceof DrainedChange ? CHANGE : d instanceof DrainedCommit ? COMMIT : CATALOG);
         out.writeLong(d.commitSeq());
         out.writeLong(d.commitLsn());
-        out.writeInt(d.xid());
+        out.writeLong(d.fullXid());
         out.writeLong(d.commitTime());
         if (d instanceof DrainedChange c) {
             events.serialize(c.change(), out);
-        } else {
-            DrainedCommit c = (DrainedCommit) d;
+        } else if (d instanceof DrainedCommit c) {
             out.writeBoolean(c.gid() != null);
             if (c.gid() != null) {
                 Wire.writeString(out, c.gid());
             }
             out.writeLong(c.changes());
             out.writeLong(c.firstLsn());
-            events.serialize(new XactEvent(null, c.catalogChanges()), out);
+            Wire.writeCount(out, c.relations().size());
+            for (String r : c.relations()) {
+                Wire.writeString(out, r);
+            }
+            out.writeBoolean(c.schemaChange());
+        } else {
+            events.serialize(new XactEvent(null, ((DrainedCatalog) d).changes()), out);
         }
     }
 
@@ -70,21 +82,27 @@ public final class DrainedSerializer extends ImmutableValueSerializer<Drained> {
         int kind = in.readUnsignedByte();
         long seq = in.readLong();
         long lsn = in.readLong();
-        int xid = in.readInt();
+        long fullXid = in.readLong();
         long time = in.readLong();
         switch (kind) {
-            case CHANGE: {
-                ChangeEvent e = events.deserialize(in);
-                return new DrainedChange(seq, lsn, xid, time, e);
-            }
+            case CHANGE:
+                return new DrainedChange(seq, lsn, fullXid, time, events.deserialize(in));
             case COMMIT: {
                 String gid = in.readBoolean() ? Wire.readString(in) : null;
                 long changes = in.readLong();
                 long firstLsn = in.readLong();
-                if (!(events.deserialize(in) instanceof XactEvent x)) {
-                    throw new StateFormatException("DrainedCommit without its catalog changes");
+                int n = Wire.readCount(in, "relations");
+                List<String> relations = new ArrayList<>(n);
+                for (int i = 0; i < n; i++) {
+                    relations.add(Wire.readString(in));
                 }
-                return new DrainedCommit(seq, lsn, xid, time, gid, changes, firstLsn, x.catalogChanges());
+                return new DrainedCommit(seq, lsn, fullXid, time, gid, changes, firstLsn, relations, in.readBoolean());
+            }
+            case CATALOG: {
+                if (!(events.deserialize(in) instanceof XactEvent x)) {
+                    throw new StateFormatException("DrainedCatalog without its catalog changes");
+                }
+                return new DrainedCatalog(seq, lsn, fullXid, time, x.catalogChanges());
             }
             default:
                 throw new StateFormatException("Drained of unknown kind " + kind);

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.walshadow.change.BufferEvent;
 import io.walshadow.change.ChangeEvent;
 import io.walshadow.change.Drained;
+import io.walshadow.change.DrainedCatalog;
 import io.walshadow.change.DrainedChange;
 import io.walshadow.change.DrainedCommit;
 import io.walshadow.change.RowChange;
@@ -34,14 +35,15 @@ class BufferAndDrainedSerializerTest {
     void bufferEventsRoundTrip() throws IOException {
         BufferEventSerializer s = new BufferEventSerializer();
         for (ChangeEvent e : Samples.events()) {
-            BufferEvent be = new BufferEvent(123456, 0, e, Map.of());
+            BufferEvent be = new BufferEvent(123456, 0, 0, e, Map.of());
             Deep.assertDeepEquals(be, roundTrip(s, be));
         }
-        BufferEvent commit = new BufferEvent(-5, Long.MAX_VALUE - 1, Samples.events().get(0),
+        BufferEvent commit = new BufferEvent(-5, Long.MAX_VALUE - 1, (7L << 32) | 0xFFFF_FFFBL, Samples.events().get(0),
                 Map.of(Samples.LOC, Samples.descriptor(), Samples.LOC2, Samples.descriptor2()));
         BufferEvent back = roundTrip(s, commit);
         assertEquals(commit.topXid(), back.topXid());
         assertEquals(commit.commitSeq(), back.commitSeq());
+        assertEquals(commit.fullXid(), back.fullXid());
         Deep.assertDeepEquals(commit.event(), back.event());
         assertEquals(commit.deferredDescriptors().keySet(), back.deferredDescriptors().keySet());
         for (var e : commit.deferredDescriptors().entrySet()) {
@@ -55,12 +57,13 @@ class BufferAndDrainedSerializerTest {
         List<Drained> all = new ArrayList<>();
         for (ChangeEvent e : Samples.events()) {
             if (e instanceof RowChange || e instanceof TruncateChange) {
-                all.add(new DrainedChange(7, 0x1_0000_0000L, 42, 1234567L, e));
+                all.add(new DrainedChange(7, 0x1_0000_0000L, (3L << 32) | 42, 1234567L, e));
             }
         }
         assertTrue(all.size() >= 2);
-        all.add(new DrainedCommit(7, 0x1_0000_0000L, 42, 1234567L, null, 12, 99, List.of()));
-        all.add(new DrainedCommit(8, 5, -1, -2, "gid é", 0, 0, Samples.catalogChanges()));
+        all.add(new DrainedCommit(7, 0x1_0000_0000L, 42, 1234567L, null, 12, 99, List.of(), false));
+        all.add(new DrainedCatalog(8, 5, 0xFFFF_FFFFL, -2, Samples.catalogChanges()));
+        all.add(new DrainedCommit(8, 5, 0xFFFF_FFFFL, -2, "gid é", 0, 0, List.of("public.a", "s.b é"), true));
         for (Drained d : all) {
             Deep.assertDeepEquals(d, roundTrip(s, d));
         }
