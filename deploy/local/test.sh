@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The project's whole test suite: start the local PostgreSQL + ClickHouse stack, export its
-# connection settings (WALSHADOW_*), run `mvn -B verify` from the repo root with any extra
-# arguments, and exit with Maven's status. The servers are left running afterwards
+# connection settings (WALSHADOW_*), install chDB (the modern ClickHouse engine in-process, for the
+# newer-server code paths) and export WALSHADOW_CHDB_DIR, run `mvn -B verify` from the repo root with
+# any extra arguments, and exit with Maven's status. The servers are left running afterwards
 # (`deploy/local/stack.sh stop` stops them).
 set -euo pipefail
 
@@ -19,6 +20,9 @@ bash "$STACK" start || die "local stack failed to start (see messages above)"
 # Captured first so that a failing `env` stops the run instead of eval-ing nothing.
 stack_env=$(bash "$STACK" env) || die "stack.sh env failed"
 eval "$stack_env"
+# After the stack env, so chdb.sh sees the same WALSHADOW_STATE_DIR.
+WALSHADOW_CHDB_DIR=$(bash "$HERE/chdb.sh" path) || die "chDB install failed (see messages above)"
+export WALSHADOW_CHDB_DIR
 
 cd "$ROOT"
 log "mvn -B verify $*  (in $ROOT)"

@@ -93,7 +93,11 @@ public final class ClickHouseConnection implements AutoCloseable {
         return rows.isEmpty() ? null : rows.get(0)[0];
     }
 
-    static List<String[]> parseTsv(String text) {
+    /**
+     * Splits a TabSeparated body into rows of unescaped fields ({@code \N} is null). Public for the chDB test
+     * runner ({@code io.walshadow.testing.Chdb}), which reads the same format from another engine.
+     */
+    public static List<String[]> parseTsv(String text) {
         List<String[]> rows = new ArrayList<>();
         int start = 0;
         while (start < text.length()) {
@@ -111,7 +115,7 @@ public final class ClickHouseConnection implements AutoCloseable {
     }
 
     /** TabSeparated escaping: backslash sequences; {@code \N} alone is NULL. */
-    static String unescape(String f) {
+    public static String unescape(String f) {
         if (f.equals("\\N")) {
             return null;
         }

@@ -7,24 +7,46 @@ import java.util.regex.Pattern;
  * What the connected ClickHouse server supports, derived from {@code SELECT version()}. Everything the product
  * needs works on 18.16 (the only server installable here); the flags gate optional features of newer servers.
  *
- * <p>Thresholds are the first release line whose changelog (ClickHouse CHANGELOG.md / release notes) lists the
- * feature. Only 18.16 (all flags false) is measured on these machines; the newer thresholds are from the changelogs.
+ * <p>Thresholds are the first release whose changelog (ClickHouse {@code docs/en/whats-new/changelog/2019.md},
+ * {@code 2020.md}, {@code 2021.md}, {@code docs/changelogs/v22.2.1.2139-prestable.md},
+ * {@code docs/changelogs/v23.2.1.2537-stable.md}) lists the feature, with the PR number. Measured here: 18.16 (all
+ * flags false) against the real server, and every flag true against the chDB engine 26.7 ({@code
+ * ChdbCapabilitiesTest}); the thresholds in between are from the changelogs only.
  */
 public record ServerCapabilities(String version, int major, int minor, boolean replacingWithIsDeleted,
                                  boolean dateTime64, boolean insertDeduplicationToken,
-                                 boolean addColumnIfNotExists) {
+                                 boolean addColumnIfNotExists, boolean renameColumn,
+                                 boolean nonReplicatedDeduplicationWindow) {
 
-    /** {@code ReplacingMergeTree(ver, is_deleted)}: release 23.2 (changelog: "is_deleted column for ReplacingMergeTree"). */
+    /** {@code ReplacingMergeTree(ver, is_deleted)}: 23.2 (v23.2.1.2537 "Enrichment of the existing ReplacingMergeTree
+     * engine to allow duplicates insertion", PR #41005). */
     public static final int[] REPLACING_WITH_IS_DELETED_SINCE = {23, 2};
-    /** {@code DateTime64(precision[, tz])} data type: release 20.1 (changelog v20.1, new data type DateTime64). */
+    /** {@code DateTime64(precision[, tz])}: 20.1 (v20.1.2.4 "Add DateTime64 datatype with configurable sub-second
+     * precision", PR #7170). */
     public static final int[] DATETIME64_SINCE = {20, 1};
-    /** The {@code insert_deduplication_token} setting: release 22.2 (changelog v22.2). */
+    /** The {@code insert_deduplication_token} setting: 22.2 (v22.2.1.2139 "The setting allows a user to provide own
+     * deduplication semantic in MergeTree/ReplicatedMergeTree", PR #32304). On a non-replicated MergeTree it only
+     * acts when the table sets {@code non_replicated_deduplication_window} (21.5, so always there by 22.2). */
     public static final int[] INSERT_DEDUPLICATION_TOKEN_SINCE = {22, 2};
     /**
-     * {@code ALTER TABLE ... ADD COLUMN IF NOT EXISTS}: release 19.1 (changelog v19.1: "IF NOT EXISTS in ALTER TABLE
-     * ADD COLUMN along with IF EXISTS in DROP/MODIFY/CLEAR/COMMENT COLUMN"). 18.16 rejects it (measured).
+     * {@code ALTER TABLE ... ADD COLUMN IF NOT EXISTS}: 19.1 (v19.1.6 "Support for IF NOT EXISTS in ALTER TABLE ADD
+     * COLUMN statements along with IF EXISTS in DROP/MODIFY/CLEAR/COMMENT COLUMN", PR #3900). 18.16 rejects it
+     * (measured).
      */
     public static final int[] ADD_COLUMN_IF_NOT_EXISTS_SINCE = {19, 1};
+    /**
+     * {@code ALTER TABLE ... RENAME COLUMN} for the MergeTree family: 20.4 (v20.4.2.9 "Add ALTER TABLE ... RENAME
+     * COLUMN for MergeTree table engines family", PR #9948; several renames in one ALTER such as {@code a TO b, c TO
+     * a} fixed in a later 20.4 patch release, PR #10895). Columns of the sorting key cannot be renamed on any version.
+     */
+    public static final int[] RENAME_COLUMN_SINCE = {20, 4};
+    /**
+     * MergeTree setting {@code non_replicated_deduplication_window} (insert deduplication for non-replicated tables,
+     * by block hash or, from 22.2, by {@code insert_deduplication_token}): 21.5 ("Add new setting
+     * non_replicated_deduplication_window for non-replicated MergeTree inserts deduplication", PR #22514). Before
+     * that only Replicated tables deduplicate inserts, and an unknown table setting fails the CREATE.
+     */
+    public static final int[] NON_REPLICATED_DEDUPLICATION_WINDOW_SINCE = {21, 5};
 
     private static final Pattern VERSION = Pattern.compile("^\\s*(\\d+)\\.(\\d+)");
 
@@ -49,7 +71,9 @@ public record ServerCapabilities(String version, int major, int minor, boolean r
                 atLeast(major, minor, REPLACING_WITH_IS_DELETED_SINCE),
                 atLeast(major, minor, DATETIME64_SINCE),
                 atLeast(major, minor, INSERT_DEDUPLICATION_TOKEN_SINCE),
-                atLeast(major, minor, ADD_COLUMN_IF_NOT_EXISTS_SINCE));
+                atLeast(major, minor, ADD_COLUMN_IF_NOT_EXISTS_SINCE),
+                atLeast(major, minor, RENAME_COLUMN_SINCE),
+                atLeast(major, minor, NON_REPLICATED_DEDUPLICATION_WINDOW_SINCE));
     }
 
     /** All flags off: what 18.16 supports, and the safe choice when the version is unknown. */

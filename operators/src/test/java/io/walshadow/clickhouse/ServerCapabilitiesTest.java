@@ -21,6 +21,8 @@ class ServerCapabilitiesTest {
             assertFalse(caps.dateTime64());
             assertFalse(caps.insertDeduplicationToken());
             assertFalse(caps.addColumnIfNotExists());
+            assertFalse(caps.renameColumn());
+            assertFalse(caps.nonReplicatedDeduplicationWindow());
         }
     }
 
@@ -49,10 +51,12 @@ class ServerCapabilitiesTest {
         assertTrue(modern.dateTime64());
         assertTrue(modern.insertDeduplicationToken());
         assertTrue(modern.addColumnIfNotExists());
+        assertTrue(modern.renameColumn());
+        assertTrue(modern.nonReplicatedDeduplicationWindow());
 
         ServerCapabilities old = ServerCapabilities.of("18.16.1");
         assertFalse(old.replacingWithIsDeleted() || old.dateTime64() || old.insertDeduplicationToken()
-                || old.addColumnIfNotExists());
+                || old.addColumnIfNotExists() || old.renameColumn() || old.nonReplicatedDeduplicationWindow());
 
         ServerCapabilities v231 = ServerCapabilities.of("23.1.3.5");
         assertFalse(v231.replacingWithIsDeleted());
@@ -63,6 +67,13 @@ class ServerCapabilitiesTest {
         assertFalse(ServerCapabilities.of("22.1.3.7").insertDeduplicationToken());
         assertTrue(ServerCapabilities.of("22.2.2.1").insertDeduplicationToken());
         assertTrue(ServerCapabilities.of("19.1.6").addColumnIfNotExists());
+        assertFalse(ServerCapabilities.of("20.3.21.2").renameColumn());
+        assertTrue(ServerCapabilities.of("20.4.2.9").renameColumn());
+        assertFalse(ServerCapabilities.of("21.4.7.3").nonReplicatedDeduplicationWindow());
+        assertTrue(ServerCapabilities.of("21.5.5.12").nonReplicatedDeduplicationWindow());
+        // the token needs the window on a non-replicated table: the token release has both
+        ServerCapabilities v222 = ServerCapabilities.of("22.2.1.2139");
+        assertTrue(v222.insertDeduplicationToken() && v222.nonReplicatedDeduplicationWindow() && v222.renameColumn());
         assertTrue(ServerCapabilities.of("26.1.1.1").replacingWithIsDeleted());
         assertFalse(ServerCapabilities.baseline().dateTime64());
         assertThrows(IllegalArgumentException.class, () -> ServerCapabilities.of("garbage"));
