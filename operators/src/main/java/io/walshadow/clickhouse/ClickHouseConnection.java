@@ -2,7 +2,10 @@ package io.walshadow.clickhouse;
 
 import com.clickhouse.client.api.Client;
 import com.clickhouse.client.api.command.CommandResponse;
+import com.clickhouse.client.api.insert.InsertResponse;
+import com.clickhouse.client.api.insert.InsertSettings;
 import com.clickhouse.client.api.query.QueryResponse;
+import com.clickhouse.data.ClickHouseFormat;
 import java.io.ByteArrayOutputStream;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
@@ -29,16 +32,28 @@ public final class ClickHouseConnection implements AutoCloseable {
     private final Client client;
 
     public ClickHouseConnection(String endpoint, String user, String password, String database) {
+        this(endpoint, user, password, database, null);
+    }
+
+    /**
+     * @param rootCertificate PEM file of the CA that signed the server's certificate, for an {@code https://}
+     *     endpoint whose CA the JVM does not trust; null for the JVM's trust store (or plain http)
+     */
+    public ClickHouseConnection(String endpoint, String user, String password, String database,
+                                String rootCertificate) {
         this.endpoint = Objects.requireNonNull(endpoint, "endpoint");
         this.user = Objects.requireNonNull(user, "user");
         this.database = Objects.requireNonNull(database, "database");
-        this.client = new Client.Builder()
+        Client.Builder b = new Client.Builder()
                 .addEndpoint(endpoint)
                 .setUsername(user)
                 .setPassword(Objects.requireNonNull(password, "password"))
                 .setDefaultDatabase(database)
-                .compressServerResponse(false)
-                .build();
+                .compressServerResponse(false);
+        if (rootCertificate != null && !rootCertificate.isBlank()) {
+            b.setRootCertificate(rootCertificate);
+        }
+        this.client = b.build();
     }
 
     public String endpoint() {
@@ -64,6 +79,20 @@ public final class ClickHouseConnection implements AutoCloseable {
             // nothing to read
         } catch (Exception e) {
             throw wrap(sql, e);
+        }
+    }
+
+    /**
+     * Inserts RowBinary rows (every column of {@code table}, in table order) as one HTTP request; returns the rows
+     * the server reports written.
+     */
+    public long insertRowBinary(String table, RowBinaryBuffer rows) {
+        String what = "INSERT INTO " + table + " FORMAT RowBinary (" + rows.rows() + " rows, " + rows.size() + " bytes)";
+        try (InsertResponse r = client.insert(table, rows::writeTo, ClickHouseFormat.RowBinary, new InsertSettings())
+                .get(TIMEOUT_SECONDS, TimeUnit.SECONDS)) {
+            return r.getWrittenRows();
+        } catch (Exception e) {
+            throw wrap(what, e);
         }
     }
 

@@ -1,14 +1,37 @@
 package io.walshadow.clickhouse;
 
+import java.util.Set;
+
 /** A ClickHouse statement failed: carries the server's error text and the first line of the SQL (never credentials). */
 public final class ClickHouseException extends RuntimeException {
+    /**
+     * Server error codes that a later attempt can get past (load, limits, network inside the cluster); any other
+     * server error (syntax, unknown column, type mismatch, ...) would fail the same way again.
+     */
+    private static final Set<Integer> TRANSIENT_CODES = Set.of(
+            159, // TIMEOUT_EXCEEDED
+            164, // READONLY (a replica in read-only mode)
+            202, // TOO_MANY_SIMULTANEOUS_QUERIES
+            203, // NO_FREE_CONNECTION
+            209, // SOCKET_TIMEOUT
+            210, // NETWORK_ERROR
+            241, // MEMORY_LIMIT_EXCEEDED
+            242, // TABLE_IS_READ_ONLY
+            252, // TOO_MANY_PARTS
+            319, // UNKNOWN_STATUS_OF_INSERT
+            425, // SYSTEM_ERROR
+            473, // DEADLOCK_AVOIDED
+            517); // CANNOT_ASSIGN_ALTER
+
     private final String sqlFirstLine;
     private final String serverMessage;
+    private final int serverCode;
 
     public ClickHouseException(String sql, String serverMessage, Throwable cause) {
         super("ClickHouse statement failed: " + firstLine(sql) + " -> " + serverMessage, cause);
         this.sqlFirstLine = firstLine(sql);
         this.serverMessage = serverMessage;
+        this.serverCode = cause instanceof com.clickhouse.client.api.ServerException se ? se.getCode() : 0;
     }
 
     public String sqlFirstLine() {
@@ -17,6 +40,16 @@ public final class ClickHouseException extends RuntimeException {
 
     public String serverMessage() {
         return serverMessage;
+    }
+
+    /** The server's error code, 0 when the server did not answer with one (connection refused, timeout, ...). */
+    public int serverCode() {
+        return serverCode;
+    }
+
+    /** Whether retrying may succeed: no server answer at all, or a transient server error. */
+    public boolean retryable() {
+        return serverCode == 0 || TRANSIENT_CODES.contains(serverCode);
     }
 
     static String firstLine(String sql) {

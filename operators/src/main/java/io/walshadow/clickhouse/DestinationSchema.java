@@ -3,6 +3,7 @@ package io.walshadow.clickhouse;
 import io.walshadow.catalog.Column;
 import io.walshadow.catalog.RelationDescriptor;
 import io.walshadow.catalog.TypeCatalog;
+import io.walshadow.state.DestTable;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -14,7 +15,8 @@ import java.util.List;
  * columns in attnum order, then {@code _lsn UInt64} (the version), {@code _commit_lsn UInt64}, {@code _xid UInt64},
  * {@code _is_deleted UInt8}; a table without a usable identity also gets {@code _tid_block UInt32,
  * _tid_offset UInt16}. Engine {@code ReplacingMergeTree(_lsn)} ordered by the identity columns, or by the heap TID
- * when there are none, when one of them is nullable (a sorting key cannot be Nullable) or maps to an Array.
+ * when there are none, when one of them is nullable (a sorting key cannot be Nullable) or maps to an Array, or
+ * under REPLICA IDENTITY NOTHING.
  */
 public final class DestinationSchema {
     public static final String LSN = "_lsn";
@@ -35,9 +37,12 @@ public final class DestinationSchema {
         return "`" + ident.replace("\\", "\\\\").replace("`", "\\`") + "`";
     }
 
-    /** True when the row identity in ClickHouse is the heap TID (no identity columns, or ones unusable as a key). */
+    /**
+     * True when the row identity in ClickHouse is the heap TID: no identity columns, ones unusable as a key, or
+     * REPLICA IDENTITY NOTHING (its DELETEs carry no key, only the old TID).
+     */
     public static boolean keyedByTid(RelationDescriptor d, TypeCatalog types, ServerCapabilities caps) {
-        if (d.identityAttnums().isEmpty()) {
+        if (d.identityAttnums().isEmpty() || d.replicaIdentity() == 'n') {
             return true;
         }
         for (int attnum : d.identityAttnums()) {
@@ -53,36 +58,73 @@ public final class DestinationSchema {
         return false;
     }
 
+    /** A new destination table for a relation: columns named as in PostgreSQL, types by {@link TypeMapping}. */
+    public static DestTable newTable(RelationDescriptor d, TypeCatalog types, ServerCapabilities caps) {
+        List<String> names = new ArrayList<>();
+        List<String> chTypes = new ArrayList<>();
+        for (Column c : d.columns()) {
+            names.add(c.dropped() ? null : c.name());
+            chTypes.add(c.dropped() ? null : TypeMapping.columnType(c, types, caps));
+        }
+        boolean byTid = keyedByTid(d, types, caps);
+        return new DestTable(tableName(d), d, names, chTypes, byTid, byTid ? List.of() : d.identityAttnums());
+    }
+
     public static String createTableSql(RelationDescriptor d, TypeCatalog types, ServerCapabilities caps,
                                         String database) {
+        return createTableSql(newTable(d, types, caps), caps, database);
+    }
+
+    /**
+     * {@code CREATE TABLE IF NOT EXISTS} for the table as {@code t} describes it. On servers with
+     * {@code ReplacingMergeTree(ver, is_deleted)} the engine drops tombstones at FINAL and merges; with
+     * {@code non_replicated_deduplication_window} the table remembers recent insert tokens, so a retried commit
+     * inserts nothing twice even before a merge.
+     */
+    public static String createTableSql(DestTable t, ServerCapabilities caps, String database) {
         List<String> defs = new ArrayList<>();
-        for (Column c : d.columns()) {
-            if (!c.dropped()) {
-                defs.add(quote(c.name()) + " " + TypeMapping.columnType(c, types, caps));
+        for (int i = 0; i < t.shape().natts(); i++) {
+            if (t.chNames().get(i) != null) {
+                defs.add(quote(t.chNames().get(i)) + " " + t.chTypes().get(i));
             }
         }
-        defs.add(quote(LSN) + " UInt64");
-        defs.add(quote(COMMIT_LSN) + " UInt64");
-        defs.add(quote(XID) + " UInt64");
-        defs.add(quote(IS_DELETED) + " UInt8");
+        defs.addAll(metaColumns(t));
         List<String> key = new ArrayList<>();
-        if (keyedByTid(d, types, caps)) {
-            defs.add(quote(TID_BLOCK) + " UInt32");
-            defs.add(quote(TID_OFFSET) + " UInt16");
+        if (t.keyedByTid()) {
             key.add(quote(TID_BLOCK));
             key.add(quote(TID_OFFSET));
         } else {
-            for (int attnum : d.identityAttnums()) {
-                key.add(quote(d.column(attnum).name()));
+            for (int attnum : t.keyAttnums()) {
+                key.add(quote(t.chName(attnum)));
             }
         }
         StringBuilder sb = new StringBuilder("CREATE TABLE IF NOT EXISTS ")
-                .append(quote(database)).append('.').append(quote(tableName(d))).append(" (\n");
+                .append(quote(database)).append('.').append(quote(t.destName())).append(" (\n");
         for (int i = 0; i < defs.size(); i++) {
             sb.append("    ").append(defs.get(i)).append(i + 1 < defs.size() ? ",\n" : "\n");
         }
-        sb.append(") ENGINE = ReplacingMergeTree(").append(quote(LSN)).append(")\nORDER BY (")
-                .append(String.join(", ", key)).append(')');
+        sb.append(") ENGINE = ReplacingMergeTree(").append(quote(LSN));
+        if (caps.replacingWithIsDeleted()) {
+            sb.append(", ").append(quote(IS_DELETED));
+        }
+        sb.append(")\nORDER BY (").append(String.join(", ", key)).append(')');
+        if (caps.nonReplicatedDeduplicationWindow()) {
+            sb.append("\nSETTINGS non_replicated_deduplication_window = ").append(DEDUPLICATION_WINDOW);
+        }
         return sb.toString();
+    }
+
+    /** Insert tokens a table remembers on servers that deduplicate non-replicated inserts. */
+    public static final int DEDUPLICATION_WINDOW = 1000;
+
+    /** The replication columns after the source columns, with their types. */
+    public static List<String> metaColumns(DestTable t) {
+        List<String> defs = new ArrayList<>(List.of(quote(LSN) + " UInt64", quote(COMMIT_LSN) + " UInt64",
+                quote(XID) + " UInt64", quote(IS_DELETED) + " UInt8"));
+        if (t.keyedByTid()) {
+            defs.add(quote(TID_BLOCK) + " UInt32");
+            defs.add(quote(TID_OFFSET) + " UInt16");
+        }
+        return defs;
     }
 }

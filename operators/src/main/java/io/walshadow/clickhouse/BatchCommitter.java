@@ -1,0 +1,117 @@
+package io.walshadow.clickhouse;
+
+import static io.walshadow.clickhouse.DestinationSchema.quote;
+
+import io.walshadow.state.SinkBatch;
+import io.walshadow.state.SinkStep;
+import io.walshadow.wal.Lsn;
+import io.walshadow.xact.PgTimestamps;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Set;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Makes one staged batch visible, after its checkpoint completed:
+ * <ol>
+ *   <li>a batch the watermark already shows as finished is only cleaned up (a committer retried after it got
+ *       that far);
+ *   <li>a watermark row "batch started" (readers polling {@code _walshadow_committed} see a commit in progress);
+ *   <li>the steps in order: DDL, and INSERT ... SELECT from the staging tables; each finished DDL step is recorded
+ *       in {@code _walshadow_progress}, and a retry resumes after the last recorded one (inserts before it are
+ *       done; an insert after it is repeated, which leaves byte-identical rows that ReplacingMergeTree folds);
+ *   <li>the watermark row "batch finished" with the batch's last commit: every row of every commit up to it is now
+ *       in the destination tables, and the commit log has one row per commit;
+ *   <li>the batch's staging partitions are dropped.
+ * </ol>
+ */
+public final class BatchCommitter {
+    private static final Logger LOG = LoggerFactory.getLogger(BatchCommitter.class);
+
+    private final ClickHouseConnection ch;
+    private final StepExecutor steps;
+    private final Retrier retry;
+    private final String db;
+
+    public BatchCommitter(ClickHouseConnection ch, ServerCapabilities caps, Retrier retry) {
+        this.ch = ch;
+        this.retry = retry;
+        this.db = ch.database();
+        this.steps = new StepExecutor(ch, caps, retry);
+    }
+
+    /** Creates the sink's own tables and views if missing. */
+    public void setup() throws InterruptedException {
+        for (String sql : SinkTables.setupSql(db)) {
+            steps.sql(sql);
+        }
+    }
+
+    /** @return false when the batch had been committed before (nothing was written again) */
+    public boolean commit(SinkBatch b) throws InterruptedException {
+        String sink = ColumnCodec.quote(b.sinkId());
+        if (finished(b)) {
+            dropStaging(b);
+            return false;
+        }
+        writeWatermark(b, 0);
+        String q = "SELECT max(step) + 1, count() FROM " + table(SinkTables.PROGRESS) + " WHERE sink = " + sink
+                + " AND batch = " + b.batch();
+        String[] progress = retry.call(q, () -> ch.queryTsv(q)).get(0);
+        int resumeAt = "0".equals(progress[1]) ? 0 : Integer.parseInt(progress[0]);
+        if (resumeAt > 0) {
+            LOG.info("batch {} of sink {}: resuming after step {} of {}", b.batch(), b.sinkId(), resumeAt - 1,
+                    b.steps().size());
+        }
+        List<SinkStep> list = b.steps();
+        for (int i = resumeAt; i < list.size(); i++) {
+            SinkStep s = list.get(i);
+            steps.execute(s, b.batch(), b.sinkId() + "-" + b.batch() + "-" + i);
+            if (!(s instanceof SinkStep.Insert)) {
+                steps.sql("INSERT INTO " + table(SinkTables.PROGRESS) + " (sink, batch, step, done_at) VALUES ("
+                        + sink + ", " + b.batch() + ", " + i + ", now())");
+            }
+        }
+        writeWatermark(b, 1);
+        dropStaging(b);
+        return true;
+    }
+
+    private boolean finished(SinkBatch b) throws InterruptedException {
+        String q = "SELECT count() FROM " + table(SinkTables.WATERMARK) + " WHERE sink = "
+                + ColumnCodec.quote(b.sinkId()) + " AND batch = " + b.batch() + " AND phase = 1";
+        return !"0".equals(retry.call(q, () -> ch.queryString(q)));
+    }
+
+    private void writeWatermark(SinkBatch b, int phase) throws InterruptedException {
+        long seconds = Math.max(0, Math.floorDiv(PgTimestamps.toUnixMicros(b.lastCommitTime()), 1_000_000L));
+        steps.sql("INSERT INTO " + table(SinkTables.WATERMARK) + " (sink, batch, phase, commit_seq, commit_lsn,"
+                + " commit_lsn_text, xid, commit_time, commits, rows, written_at) VALUES ("
+                + ColumnCodec.quote(b.sinkId()) + ", " + b.batch() + ", " + phase + ", " + b.lastCommitSeq() + ", "
+                + b.lastCommitLsn() + ", '" + Lsn.format(b.lastCommitLsn()) + "', " + b.lastFullXid() + ", "
+                + "toDateTime(" + seconds + ", 'UTC'), " + b.commits() + ", " + b.rows() + ", now())");
+    }
+
+    private void dropStaging(SinkBatch b) throws InterruptedException {
+        Set<String> stages = new LinkedHashSet<>();
+        for (SinkStep s : b.steps()) {
+            if (s instanceof SinkStep.Insert i) {
+                stages.add(i.stage());
+            }
+        }
+        for (String stage : stages) {
+            if (steps.exists(stage)) {
+                steps.sql("ALTER TABLE " + table(stage) + " DROP PARTITION " + b.batch());
+            }
+        }
+    }
+
+    private String table(String name) {
+        return quote(db) + "." + quote(name);
+    }
+
+    public StepExecutor executor() {
+        return steps;
+    }
+}

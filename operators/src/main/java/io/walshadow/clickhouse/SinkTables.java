@@ -1,0 +1,138 @@
+package io.walshadow.clickhouse;
+
+import static io.walshadow.clickhouse.DestinationSchema.quote;
+
+import io.walshadow.state.DestTable;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.ArrayList;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.regex.Pattern;
+
+/**
+ * Names and DDL of the tables the sink keeps next to the destination tables, in the same database:
+ * <ul>
+ *   <li>{@code _walshadow_watermark}: per sink and batch, a row when the committer starts (phase 0) and one when it
+ *       finished (phase 1) with the batch's last commit: the committed watermark.
+ *   <li>{@code _walshadow_commit_log}: one row per drained commit.
+ *   <li>{@code _walshadow_progress}: the DDL steps a committer finished, so a retried batch does not repeat them.
+ *   <li>{@code _walshadow_stage_<sink>_<hash>}: staging tables, one per destination table shape, partitioned by
+ *       batch; a batch's rows sit there until its checkpoint completes.
+ *   <li>views {@code _walshadow_committed} (the watermark, and whether a commit is in progress) and
+ *       {@code <dest>__live} (the table's live rows: FINAL, without tombstones).
+ * </ul>
+ */
+public final class SinkTables {
+    public static final String WATERMARK = "_walshadow_watermark";
+    public static final String COMMIT_LOG = "_walshadow_commit_log";
+    public static final String PROGRESS = "_walshadow_progress";
+    public static final String COMMITTED_VIEW = "_walshadow_committed";
+    public static final String STAGE_PREFIX = "_walshadow_stage_";
+    public static final String LIVE_SUFFIX = "__live";
+    public static final String BATCH = "_batch";
+    public static final String SEGMENT = "_seg";
+    private static final Pattern SINK_ID = Pattern.compile("[A-Za-z0-9_]{1,64}");
+
+    /** Columns of the commit log, in table order (what the writer stages for it). */
+    public static final List<String> COMMIT_LOG_COLUMNS = List.of("sink", "commit_seq", "xid", "commit_lsn",
+            "commit_lsn_text", "commit_time", "commit_time_us", "tables", "schema_change", "changes", "gid", "batch");
+
+    private SinkTables() {}
+
+    /** Checks a sink id: it becomes part of table names. */
+    public static String checkSinkId(String id) {
+        if (id == null || !SINK_ID.matcher(id).matches()) {
+            throw new IllegalArgumentException("sink id must be 1-64 characters of [A-Za-z0-9_], got '" + id + "'");
+        }
+        return id;
+    }
+
+    public static List<String> setupSql(String db) {
+        String d = quote(db) + ".";
+        return List.of(
+                "CREATE TABLE IF NOT EXISTS " + d + quote(WATERMARK) + " (sink String, batch UInt64, phase UInt8,"
+                        + " commit_seq UInt64, commit_lsn UInt64, commit_lsn_text String, xid UInt64,"
+                        + " commit_time DateTime('UTC'), commits UInt64, rows UInt64, written_at DateTime('UTC'))"
+                        + " ENGINE = ReplacingMergeTree ORDER BY (sink, batch, phase)",
+                "CREATE TABLE IF NOT EXISTS " + d + quote(COMMIT_LOG) + " (sink String, commit_seq UInt64, xid UInt64,"
+                        + " commit_lsn UInt64, commit_lsn_text String, commit_time DateTime('UTC'), commit_time_us Int64,"
+                        + " tables Array(String), schema_change UInt8, changes UInt64, gid String, batch UInt64)"
+                        + " ENGINE = ReplacingMergeTree ORDER BY (sink, commit_seq)",
+                "CREATE TABLE IF NOT EXISTS " + d + quote(PROGRESS) + " (sink String, batch UInt64, step UInt32,"
+                        + " done_at DateTime('UTC')) ENGINE = ReplacingMergeTree ORDER BY (sink, batch, step)",
+                // One row per sink: the newest finished batch's last commit, and whether a later batch started.
+                "CREATE VIEW IF NOT EXISTS " + d + quote(COMMITTED_VIEW) + " AS SELECT sink,"
+                        + " maxIf(batch, phase = 1) AS batch, argMaxIf(commit_seq, batch, phase = 1) AS commit_seq,"
+                        + " argMaxIf(commit_lsn, batch, phase = 1) AS commit_lsn,"
+                        + " argMaxIf(commit_lsn_text, batch, phase = 1) AS commit_lsn_text,"
+                        + " argMaxIf(commit_time, batch, phase = 1) AS commit_time,"
+                        + " maxIf(batch, phase = 0) > maxIf(batch, phase = 1) AS commit_in_progress"
+                        + " FROM " + d + quote(WATERMARK) + " GROUP BY sink");
+    }
+
+    /** Staging table of a destination table's current shape (same name after a restore: it is derived). */
+    public static String stageName(String sinkId, DestTable t) {
+        StringBuilder key = new StringBuilder(t.destName()).append('\0').append(t.keyedByTid());
+        for (int i = 0; i < t.chNames().size(); i++) {
+            key.append('\0').append(t.chNames().get(i)).append('\0').append(t.chTypes().get(i));
+        }
+        return STAGE_PREFIX + sinkId + "_" + hash(key.toString());
+    }
+
+    public static String commitLogStage(String sinkId) {
+        return STAGE_PREFIX + sinkId + "_commit_log";
+    }
+
+    /** Destination columns of a table in staging order: source columns, then the replication columns. */
+    public static List<String> columns(DestTable t) {
+        List<String> cols = new ArrayList<>();
+        for (String n : t.chNames()) {
+            if (n != null) {
+                cols.add(n);
+            }
+        }
+        cols.add(DestinationSchema.LSN);
+        cols.add(DestinationSchema.COMMIT_LSN);
+        cols.add(DestinationSchema.XID);
+        cols.add(DestinationSchema.IS_DELETED);
+        if (t.keyedByTid()) {
+            cols.add(DestinationSchema.TID_BLOCK);
+            cols.add(DestinationSchema.TID_OFFSET);
+        }
+        return cols;
+    }
+
+    public static String createStageSql(String db, String stage, DestTable t) {
+        List<String> defs = new ArrayList<>();
+        for (int i = 0; i < t.chNames().size(); i++) {
+            if (t.chNames().get(i) != null) {
+                defs.add(quote(t.chNames().get(i)) + " " + t.chTypes().get(i));
+            }
+        }
+        defs.addAll(DestinationSchema.metaColumns(t));
+        return createStage(db, stage, defs);
+    }
+
+    public static String createCommitLogStageSql(String db, String sinkId) {
+        return createStage(db, commitLogStage(sinkId), List.of("sink String", "commit_seq UInt64", "xid UInt64",
+                "commit_lsn UInt64", "commit_lsn_text String", "commit_time DateTime('UTC')", "commit_time_us Int64",
+                "tables Array(String)", "schema_change UInt8", "changes UInt64", "gid String", "batch UInt64"));
+    }
+
+    private static String createStage(String db, String stage, List<String> defs) {
+        return "CREATE TABLE IF NOT EXISTS " + quote(db) + "." + quote(stage) + " (" + String.join(", ", defs)
+                + ", " + quote(BATCH) + " UInt64, " + quote(SEGMENT) + " UInt32) ENGINE = MergeTree PARTITION BY "
+                + quote(BATCH) + " ORDER BY tuple()";
+    }
+
+    static String hash(String s) {
+        try {
+            byte[] h = MessageDigest.getInstance("SHA-256").digest(s.getBytes(StandardCharsets.UTF_8));
+            return HexFormat.of().formatHex(h, 0, 8);
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+}

@@ -1,0 +1,158 @@
+package io.walshadow.clickhouse;
+
+import static io.walshadow.clickhouse.DestinationSchema.quote;
+
+import io.walshadow.state.SinkStep;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Executes {@link SinkStep}s against the destination database, each safe to repeat: a DDL step first looks at the
+ * table and does only what is still missing (ClickHouse 18.16 has no {@code IF [NOT] EXISTS} for columns, and a
+ * retried batch repeats the step that was running when the committer failed). After any change to a table's
+ * columns or name, its {@code <table>__live} view is recreated (18.16 expands a view's {@code *} at creation).
+ */
+public final class StepExecutor {
+    private static final long MUTATION_TIMEOUT_MS = 600_000;
+
+    private final ClickHouseConnection ch;
+    private final ServerCapabilities caps;
+    private final Retrier retry;
+    private final String db;
+
+    public StepExecutor(ClickHouseConnection ch, ServerCapabilities caps, Retrier retry) {
+        this.ch = ch;
+        this.caps = caps;
+        this.retry = retry;
+        this.db = ch.database();
+    }
+
+    /**
+     * @param dedupToken identifies this step of this batch: on servers that deduplicate non-replicated inserts by
+     *     token, a repeated INSERT of the same step inserts nothing
+     */
+    public void execute(SinkStep step, long batch, String dedupToken) throws InterruptedException {
+        String t = step.table();
+        if (step instanceof SinkStep.Insert i) {
+            String cols = String.join(", ", i.columns().stream().map(DestinationSchema::quote).toList());
+            String settings = caps.insertDeduplicationToken() && caps.nonReplicatedDeduplicationWindow()
+                    ? " SETTINGS insert_deduplication_token = " + ColumnCodec.quote(dedupToken) : "";
+            sql("INSERT INTO " + name(t) + " (" + cols + ")" + settings + " SELECT " + cols + " FROM "
+                    + name(i.stage()) + " WHERE " + quote(SinkTables.BATCH) + " = " + batch + " AND "
+                    + quote(SinkTables.SEGMENT) + " = " + i.segment());
+        } else if (step instanceof SinkStep.CreateTable c) {
+            sql(c.sql());
+            refreshView(t);
+        } else if (step instanceof SinkStep.AddColumn a) {
+            if (!columns(t).containsKey(a.column())) {
+                sql("ALTER TABLE " + name(t) + " ADD COLUMN " + (caps.addColumnIfNotExists() ? "IF NOT EXISTS " : "")
+                        + quote(a.column()) + " " + a.type() + (a.defaultExpr().isEmpty() ? "" : " DEFAULT " + a.defaultExpr()));
+            }
+            refreshView(t);
+        } else if (step instanceof SinkStep.DropColumn d) {
+            if (columns(t).containsKey(d.column())) {
+                sql("ALTER TABLE " + name(t) + " DROP COLUMN " + quote(d.column()));
+            }
+            refreshView(t);
+        } else if (step instanceof SinkStep.RenameColumn r) {
+            renameColumn(r);
+            refreshView(t);
+        } else if (step instanceof SinkStep.ModifyColumn m) {
+            String type = columns(t).get(m.column());
+            if (type != null && !type.equals(m.type())) {
+                sql("ALTER TABLE " + name(t) + " MODIFY COLUMN " + quote(m.column()) + " " + m.type());
+            }
+            refreshView(t);
+        } else if (step instanceof SinkStep.Truncate) {
+            if (exists(t)) {
+                sql("TRUNCATE TABLE " + name(t));
+            }
+        } else if (step instanceof SinkStep.DropTable) {
+            sql("DROP TABLE IF EXISTS " + name(t + SinkTables.LIVE_SUFFIX));
+            sql("DROP TABLE IF EXISTS " + name(t));
+        } else if (step instanceof SinkStep.RenameTable r) {
+            if (exists(t) && !exists(r.to())) {
+                sql("DROP TABLE IF EXISTS " + name(t + SinkTables.LIVE_SUFFIX));
+                sql("RENAME TABLE " + name(t) + " TO " + name(r.to()));
+            }
+            refreshView(r.to());
+        } else {
+            throw new IllegalArgumentException("unknown step " + step);
+        }
+    }
+
+    /** RENAME COLUMN where the server has it; else add the new column, copy (a mutation), drop the old one. */
+    private void renameColumn(SinkStep.RenameColumn r) throws InterruptedException {
+        Map<String, String> cols = columns(r.table());
+        boolean from = cols.containsKey(r.from());
+        boolean to = cols.containsKey(r.to());
+        if (!from) {
+            return; // done before (or the column is gone)
+        }
+        if (caps.renameColumn() && !to) {
+            sql("ALTER TABLE " + name(r.table()) + " RENAME COLUMN " + quote(r.from()) + " TO " + quote(r.to()));
+            return;
+        }
+        if (!to) {
+            sql("ALTER TABLE " + name(r.table()) + " ADD COLUMN " + quote(r.to()) + " " + r.type() + " AFTER "
+                    + quote(r.from()));
+        }
+        sql("ALTER TABLE " + name(r.table()) + " UPDATE " + quote(r.to()) + " = " + quote(r.from()) + " WHERE 1");
+        awaitMutations(r.table());
+        sql("ALTER TABLE " + name(r.table()) + " DROP COLUMN " + quote(r.from()));
+    }
+
+    private void awaitMutations(String table) throws InterruptedException {
+        long deadline = System.currentTimeMillis() + MUTATION_TIMEOUT_MS;
+        String q = "SELECT count() FROM system.mutations WHERE database = " + ColumnCodec.quote(db) + " AND table = "
+                + ColumnCodec.quote(table) + " AND is_done = 0";
+        while (!"0".equals(retry.call(q, () -> ch.queryString(q)))) {
+            if (System.currentTimeMillis() > deadline) {
+                throw new ClickHouseException(q, "mutation on " + table + " not done after "
+                        + MUTATION_TIMEOUT_MS / 1000 + " s", null);
+            }
+            Thread.sleep(50);
+        }
+    }
+
+    /** Recreates {@code <table>__live}: the live rows (FINAL, no tombstones), columns as the table has them now. */
+    public void refreshView(String table) throws InterruptedException {
+        Map<String, String> cols = columns(table);
+        String view = name(table + SinkTables.LIVE_SUFFIX);
+        sql("DROP TABLE IF EXISTS " + view);
+        if (cols.isEmpty()) {
+            return;
+        }
+        List<String> names = new ArrayList<>();
+        cols.keySet().forEach(c -> names.add(quote(c)));
+        sql("CREATE VIEW " + view + " AS SELECT " + String.join(", ", names) + " FROM " + name(table)
+                + " FINAL WHERE " + quote(DestinationSchema.IS_DELETED) + " = 0");
+    }
+
+    /** Column name to type, in table order; empty when the table does not exist. */
+    public Map<String, String> columns(String table) throws InterruptedException {
+        String q = "SELECT name, type FROM system.columns WHERE database = " + ColumnCodec.quote(db)
+                + " AND table = " + ColumnCodec.quote(table);
+        Map<String, String> cols = new LinkedHashMap<>();
+        for (String[] row : retry.call(q, () -> ch.queryTsv(q))) {
+            cols.put(row[0], row[1]);
+        }
+        return cols;
+    }
+
+    public boolean exists(String table) throws InterruptedException {
+        String q = "SELECT count() FROM system.tables WHERE database = " + ColumnCodec.quote(db) + " AND name = "
+                + ColumnCodec.quote(table);
+        return !"0".equals(retry.call(q, () -> ch.queryString(q)));
+    }
+
+    void sql(String sql) throws InterruptedException {
+        retry.run(sql, () -> ch.execute(sql));
+    }
+
+    private String name(String table) {
+        return quote(db) + "." + quote(table);
+    }
+}

@@ -1,0 +1,48 @@
+package io.walshadow.state;
+
+import java.util.List;
+
+/**
+ * One step of a sink batch, executed in order by the committer once the batch's checkpoint completed. DDL steps are
+ * written so that running them again on a table they already changed is a no-op (they check the table first);
+ * {@link Insert} steps are idempotent by the destination engine (byte-identical rows, {@code ReplacingMergeTree}).
+ */
+public sealed interface SinkStep {
+    /** Destination table the step acts on. */
+    String table();
+
+    /** {@code CREATE TABLE IF NOT EXISTS}; {@code sql} is the full statement. */
+    record CreateTable(String table, String sql) implements SinkStep {}
+
+    /** Adds a column unless present; {@code defaultExpr} empty for none. */
+    record AddColumn(String table, String column, String type, String defaultExpr) implements SinkStep {}
+
+    /** Drops a column if present. */
+    record DropColumn(String table, String column) implements SinkStep {}
+
+    /** Renames a non-key column (natively, or as add + copy + drop on servers without RENAME COLUMN). */
+    record RenameColumn(String table, String from, String to, String type) implements SinkStep {}
+
+    /** Changes a column's type if it differs. */
+    record ModifyColumn(String table, String column, String type) implements SinkStep {}
+
+    /** Empties the table (TRUNCATE in the source, or a rewrite that gives every row a new TID). */
+    record Truncate(String table) implements SinkStep {}
+
+    /** Drops the table if it exists. */
+    record DropTable(String table) implements SinkStep {}
+
+    /** Renames {@code table} to {@code to} if it still has the old name. */
+    record RenameTable(String table, String to) implements SinkStep {}
+
+    /**
+     * Copies the rows of one segment of the batch from a staging table into {@code table}.
+     *
+     * @param columns the destination columns, which the staging table has under the same names
+     */
+    record Insert(String table, String stage, List<String> columns, int segment, long rows) implements SinkStep {
+        public Insert {
+            columns = List.copyOf(columns);
+        }
+    }
+}

@@ -1,0 +1,89 @@
+package io.walshadow.state;
+
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
+import org.apache.flink.core.io.SimpleVersionedSerializer;
+import org.apache.flink.core.memory.DataInputDeserializer;
+import org.apache.flink.core.memory.DataOutputSerializer;
+
+/**
+ * Versioned form of {@link SinkWriterState}. Version {@value #VERSION} (primitives as in {@link Wire}):
+ * <pre>
+ *   string sinkId, uvarlong nextBatch, count n, n x table
+ * table: string destName, byte keyedByTid, count k, k x uvarint key attnum,
+ *   RelationDescriptorCodec v1 (the shape), then per shape column: nullable string chName, nullable string chType
+ * </pre>
+ */
+public final class SinkWriterStateSerializer implements SimpleVersionedSerializer<SinkWriterState> {
+    public static final SinkWriterStateSerializer INSTANCE = new SinkWriterStateSerializer();
+    static final int VERSION = 1;
+
+    @Override
+    public int getVersion() {
+        return VERSION;
+    }
+
+    @Override
+    public byte[] serialize(SinkWriterState s) throws IOException {
+        DataOutputSerializer out = new DataOutputSerializer(1024);
+        Wire.writeString(out, s.sinkId());
+        Wire.writeUVarLong(out, s.nextBatch());
+        Wire.writeCount(out, s.tables().size());
+        for (DestTable t : s.tables()) {
+            Wire.writeString(out, t.destName());
+            out.writeBoolean(t.keyedByTid());
+            Wire.writeCount(out, t.keyAttnums().size());
+            for (int a : t.keyAttnums()) {
+                Wire.writeUVarInt(out, a);
+            }
+            RelationDescriptorCodec.write(out, t.shape());
+            for (int i = 0; i < t.shape().natts(); i++) {
+                writeNullable(out, t.chNames().get(i));
+                writeNullable(out, t.chTypes().get(i));
+            }
+        }
+        return out.getCopyOfBuffer();
+    }
+
+    @Override
+    public SinkWriterState deserialize(int version, byte[] bytes) throws IOException {
+        if (version != VERSION) {
+            throw new StateFormatException("sink writer state of version " + version + ": this build reads " + VERSION);
+        }
+        DataInputDeserializer in = new DataInputDeserializer(bytes);
+        String sinkId = Wire.readString(in);
+        long next = Wire.readUVarLong(in, "next batch");
+        int n = Wire.readCount(in, "tables");
+        List<DestTable> tables = new ArrayList<>(n);
+        for (int i = 0; i < n; i++) {
+            String dest = Wire.readString(in);
+            boolean byTid = in.readBoolean();
+            int k = Wire.readCount(in, "key");
+            List<Integer> key = new ArrayList<>(k);
+            for (int j = 0; j < k; j++) {
+                key.add(Wire.readUVarInt(in, "key attnum"));
+            }
+            var shape = RelationDescriptorCodec.read(in, RelationDescriptorCodec.FORMAT_VERSION);
+            List<String> names = new ArrayList<>();
+            List<String> types = new ArrayList<>();
+            for (int c = 0; c < shape.natts(); c++) {
+                names.add(readNullable(in));
+                types.add(readNullable(in));
+            }
+            tables.add(new DestTable(dest, shape, names, types, byTid, key));
+        }
+        return new SinkWriterState(sinkId, next, tables);
+    }
+
+    private static void writeNullable(DataOutputSerializer out, String s) throws IOException {
+        out.writeBoolean(s != null);
+        if (s != null) {
+            Wire.writeString(out, s);
+        }
+    }
+
+    private static String readNullable(DataInputDeserializer in) throws IOException {
+        return in.readBoolean() ? Wire.readString(in) : null;
+    }
+}
