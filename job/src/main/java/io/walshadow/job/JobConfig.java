@@ -3,8 +3,11 @@ package io.walshadow.job;
 import io.walshadow.catalog.CatalogFilter;
 import io.walshadow.pg.PgConnectionConfig;
 import io.walshadow.source.WalSourceOptions;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.LinkedHashSet;
 import java.util.Map;
+import java.util.Set;
 import org.apache.flink.util.ParameterTool;
 import org.apache.flink.util.TimeUtils;
 
@@ -15,9 +18,16 @@ import org.apache.flink.util.TimeUtils;
  * <p>A missing or malformed setting fails at submission with an {@link IllegalArgumentException} naming the key.
  */
 public record JobConfig(PgConnectionConfig pg, WalSourceOptions source, String include, String exclude,
-                        Duration checkpointInterval, String checkpointDir, Duration progressInterval) {
+                        Duration checkpointInterval, String checkpointDir, Duration progressInterval,
+                        Set<String> preparedDrop) {
 
     public static final String PG_PASSWORD_ENV = "WALSHADOW_PG_PASSWORD";
+    /** PostgreSQL's GIDSIZE is 200 bytes with the terminating NUL. */
+    private static final int MAX_GID_BYTES = 199;
+
+    public JobConfig {
+        preparedDrop = java.util.Collections.unmodifiableSet(new LinkedHashSet<>(preparedDrop)); // request order
+    }
 
     public static JobConfig from(String[] args, Map<String, String> env) {
         ParameterTool p = ParameterTool.fromArgs(args);
@@ -46,7 +56,29 @@ public record JobConfig(PgConnectionConfig pg, WalSourceOptions source, String i
             throw new IllegalArgumentException("invalid --tables.include / --tables.exclude: " + e.getMessage(), e);
         }
         return new JobConfig(pg, source, include, exclude, duration(p, "checkpoint.interval", Duration.ofSeconds(10)),
-                p.get("checkpoint.dir", null), duration(p, "progress.interval", Duration.ofSeconds(5)));
+                p.get("checkpoint.dir", null), duration(p, "progress.interval", Duration.ofSeconds(5)),
+                gids(p, "xact.prepared.drop"));
+    }
+
+    /** Comma-separated GIDs (a GID with a comma cannot be named here). */
+    private static Set<String> gids(ParameterTool p, String key) {
+        String v = p.get(key);
+        Set<String> out = new LinkedHashSet<>();
+        if (v == null || v.isBlank()) {
+            return out;
+        }
+        for (String g : v.split(",", -1)) {
+            String gid = g.trim();
+            if (gid.isEmpty()) {
+                throw new IllegalArgumentException("setting --" + key + " has an empty gid: '" + v + "'");
+            }
+            if (gid.getBytes(StandardCharsets.UTF_8).length > MAX_GID_BYTES) {
+                throw new IllegalArgumentException("setting --" + key + ": gid longer than PostgreSQL allows ("
+                        + MAX_GID_BYTES + " bytes): '" + gid + "'");
+            }
+            out.add(gid);
+        }
+        return out;
     }
 
     private static String required(ParameterTool p, String key) {

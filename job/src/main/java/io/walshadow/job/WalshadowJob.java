@@ -1,7 +1,9 @@
 package io.walshadow.job;
 
 import io.walshadow.buffer.XactBuffer;
+import io.walshadow.buffer.XactBufferOperator;
 import io.walshadow.change.BufferEvent;
+import io.walshadow.change.Drained;
 import io.walshadow.decoder.WalDecoderFunction;
 import io.walshadow.state.BufferEventSerializer;
 import io.walshadow.state.DrainedSerializer;
@@ -12,6 +14,7 @@ import org.apache.flink.configuration.CheckpointingOptions;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.ExternalizedCheckpointRetention;
 import org.apache.flink.configuration.StateBackendOptions;
+import org.apache.flink.streaming.api.datastream.SingleOutputStreamOperator;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.streaming.api.functions.sink.v2.DiscardingSink;
 import org.slf4j.Logger;
@@ -48,18 +51,25 @@ public final class WalshadowJob {
     }
 
     static void build(StreamExecutionEnvironment env, JobConfig config) {
+        transactionBuffer(env, config)
+                .flatMap(new ChangeLogger(config.progressInterval().toMillis())).uid(UID_PROGRESS).setParallelism(1)
+                .name("change log")
+                .sinkTo(new DiscardingSink<>()).setParallelism(1);
+    }
+
+    /** Source, decoder and transaction buffer: the committed changes, in commit order. */
+    static SingleOutputStreamOperator<Drained> transactionBuffer(StreamExecutionEnvironment env, JobConfig config) {
         // Stages pass immutable records: chained operators need no defensive copies.
         env.getConfig().enableObjectReuse();
-        env.fromSource(new WalSource(config.pg(), config.source()), WatermarkStrategy.noWatermarks(), "WAL source")
+        return env.fromSource(new WalSource(config.pg(), config.source()), WatermarkStrategy.noWatermarks(), "WAL source")
                 .uid(UID_SOURCE).setParallelism(1)
                 .process(new WalDecoderFunction(config.pg(), config.include(), config.exclude()))
                 .returns(BufferEventSerializer.typeInfo())
                 .uid(UID_DECODER).name("decoder").setParallelism(1)
                 .keyBy(BufferEvent::topXid, Types.INT)
-                .process(new XactBuffer(config.pg())).returns(DrainedSerializer.typeInfo())
-                .uid(UID_BUFFER).name("transaction buffer").setParallelism(1)
-                .flatMap(new ChangeLogger(config.progressInterval().toMillis())).uid(UID_PROGRESS).setParallelism(1)
-                .name("change log")
-                .sinkTo(new DiscardingSink<>()).setParallelism(1);
+                // the operator around the function lists and drops prepared transactions at start-up
+                .transform("transaction buffer", DrainedSerializer.typeInfo(),
+                        new XactBufferOperator(new XactBuffer(config.pg()), config.preparedDrop()))
+                .uid(UID_BUFFER).setParallelism(1);
     }
 }

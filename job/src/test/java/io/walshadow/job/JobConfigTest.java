@@ -43,6 +43,20 @@ class JobConfigTest {
         assertTrue(c.pg().toString().contains("******"));
     }
 
+    @Test
+    void preparedDropListsGids() {
+        assertEquals(java.util.Set.of(), JobConfig.from(MINIMAL, Map.of()).preparedDrop());
+        JobConfig c = JobConfig.from(concat(MINIMAL, "--xact.prepared.drop", "tx-2, tx 1,tx-2"), Map.of());
+        assertEquals(java.util.List.of("tx-2", "tx 1"), java.util.List.copyOf(c.preparedDrop()), "request order, once");
+        IllegalArgumentException empty = assertThrows(IllegalArgumentException.class,
+                () -> JobConfig.from(concat(MINIMAL, "--xact.prepared.drop", "a,,b"), Map.of()));
+        assertTrue(empty.getMessage().contains("xact.prepared.drop"), empty.getMessage());
+        IllegalArgumentException tooLong = assertThrows(IllegalArgumentException.class,
+                () -> JobConfig.from(concat(MINIMAL, "--xact.prepared.drop", "g".repeat(200)), Map.of()));
+        assertTrue(tooLong.getMessage().contains("199 bytes"), tooLong.getMessage());
+        JobConfig.from(concat(MINIMAL, "--xact.prepared.drop", "g".repeat(199)), Map.of());
+    }
+
     private static String[] concat(String[] a, String... b) {
         String[] out = new String[a.length + b.length];
         System.arraycopy(a, 0, out, 0, a.length);

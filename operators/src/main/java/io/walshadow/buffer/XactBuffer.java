@@ -71,13 +71,15 @@ import org.slf4j.LoggerFactory;
  *       buffered nothing emits only the catalog event and the marker, and only when it published catalog changes.
  *   <li>ABORT of the top: clears the key. ABORT of a subtransaction (ROLLBACK TO SAVEPOINT): discards the entries
  *       of the subtransaction and its children now (the commit's list would leave them out anyway).
- *   <li>PREPARE: the state stays, with the GID (a family that buffered nothing is only counted); COMMIT PREPARED drains it, ROLLBACK PREPARED clears it. All of it
+ *   <li>PREPARE: the state stays, with the GID and the record's prepared_at (a family that buffered nothing is
+ *       only counted); COMMIT PREPARED drains it, ROLLBACK PREPARED clears it. All of it
  *       is keyed state, so it survives restores from checkpoints and savepoints.
  * </ul>
  *
  * <p>Metrics (group {@code xact_buffer}): counters {@code prepares}, {@code commit_prepared},
  * {@code rollback_prepared}, {@code commits_drained}, {@code aborts}, {@code subxact_aborts},
- * {@code changes_drained}, {@code changes_discarded}; gauges {@code in_flight_transactions} (keys holding state)
+ * {@code changes_drained}, {@code changes_discarded}, {@code prepared_dropped} (an operator's drop request, see
+ * {@link XactBufferOperator}); gauges {@code in_flight_transactions} (keys holding state)
  * and {@code prepared_transactions_held}. The two gauges are kept in operator state (summed over the restored
  * entries; exact at parallelism 1, their sum over subtasks stays exact after a rescale).
  *
@@ -103,7 +105,9 @@ public final class XactBuffer extends KeyedProcessFunction<Integer, BufferEvent,
     private static final int BYTES = 3;
     /** Wall-clock ms at which the key's first change arrived (absent in state written before it existed). */
     private static final int FIRST_TIME = 4;
-    private static final int META_LENGTH = 5;
+    /** The PREPARE record's prepared_at (TimestampTz) of a held prepared family; 0 when unknown or not prepared. */
+    private static final int PREPARED_AT = 5;
+    private static final int META_LENGTH = 6;
     private static final long LOG_INTERVAL_MS = 30_000;
 
     private final PgConnectionConfig pg;
@@ -142,6 +146,7 @@ public final class XactBuffer extends KeyedProcessFunction<Integer, BufferEvent,
     private transient Counter subxactAborts;
     private transient Counter changesDrained;
     private transient Counter changesDiscarded;
+    private transient Counter preparedDropped;
 
     /** @param pg connection for the type catalog that decodes deferred records at commit (null: fail on one) */
     public XactBuffer(PgConnectionConfig pg) {
@@ -180,9 +185,8 @@ public final class XactBuffer extends KeyedProcessFunction<Integer, BufferEvent,
     public void open(OpenContext ctx) throws Exception {
         entries = getRuntimeContext().getMapState(
                 new MapStateDescriptor<>("xact-entries", Types.LONG, ChangeEventTypeInfo.INSTANCE));
-        meta = getRuntimeContext().getState(
-                new ValueStateDescriptor<>("xact-meta", PrimitiveArrayTypeInfo.LONG_PRIMITIVE_ARRAY_TYPE_INFO));
-        gid = getRuntimeContext().getState(new ValueStateDescriptor<>("xact-gid", Types.STRING));
+        meta = getRuntimeContext().getState(metaStateDescriptor());
+        gid = getRuntimeContext().getState(gidStateDescriptor());
         if (pg != null) {
             rowDecoder = loadRowDecoder();
         }
@@ -195,6 +199,7 @@ public final class XactBuffer extends KeyedProcessFunction<Integer, BufferEvent,
         subxactAborts = g.counter("subxact_aborts");
         changesDrained = g.counter("changes_drained");
         changesDiscarded = g.counter("changes_discarded");
+        preparedDropped = g.counter("prepared_dropped");
         g.gauge("in_flight_transactions", () -> inFlight);
         g.gauge("prepared_transactions_held", () -> preparedHeld);
         tracked = new java.util.HashMap<>();
@@ -263,8 +268,52 @@ public final class XactBuffer extends KeyedProcessFunction<Integer, BufferEvent,
                 // changes (another database, other tables) has nothing to drain at COMMIT PREPARED.
                 preparedHeld++;
                 gid.update(p.gid() == null ? "" : p.gid());
+                long[] m = meta();
+                m[PREPARED_AT] = p.preparedAt();
+                meta.update(m);
             }
         }
+    }
+
+    /** Keyed state {@code xact-meta} (long[]: next seq, first LSN, live entries, bytes, first arrival, prepared at). */
+    public static ValueStateDescriptor<long[]> metaStateDescriptor() {
+        return new ValueStateDescriptor<>("xact-meta", PrimitiveArrayTypeInfo.LONG_PRIMITIVE_ARRAY_TYPE_INFO);
+    }
+
+    /** Keyed state {@code xact-gid}: set exactly for the keys that hold a prepared family. */
+    public static ValueStateDescriptor<String> gidStateDescriptor() {
+        return new ValueStateDescriptor<>("xact-gid", Types.STRING);
+    }
+
+    /** What a key's {@code xact-gid} and {@code xact-meta} values say about its prepared family (gid non-null). */
+    public static PreparedTransaction preparedTransaction(int xid, String gid, long[] meta) {
+        boolean known = meta != null && meta.length > PREPARED_AT && meta[PREPARED_AT] != 0;
+        return new PreparedTransaction(gid, xid, meta == null ? 0 : meta[LIVE], meta == null ? 0 : meta[FIRST_LSN],
+                known ? io.walshadow.xact.PgTimestamps.toInstant(meta[PREPARED_AT]) : null);
+    }
+
+    /**
+     * The prepared family held under the backend's current key, or null. For {@link XactBufferOperator}, which
+     * sets the key (outside of processElement) after open.
+     */
+    PreparedTransaction heldPrepared(int xid) throws Exception {
+        String g = gid.value();
+        return g == null ? null : preparedTransaction(xid, g, meta.value());
+    }
+
+    /**
+     * Discards the prepared family under the backend's current key, as an operator's drop request asks: its
+     * entries, meta and GID, and fixes the gauges. Its COMMIT / ROLLBACK PREPARED, if it ever comes, then finds
+     * nothing to drain.
+     */
+    void dropPrepared(int xid) throws Exception {
+        if (gid.value() == null) {
+            throw new IllegalStateException("xid " + Integer.toUnsignedString(xid) + " holds no prepared transaction");
+        }
+        currentTop = xid;
+        preparedHeld--;
+        preparedDropped.inc();
+        discardAll();
     }
 
     private boolean hasState() throws Exception {

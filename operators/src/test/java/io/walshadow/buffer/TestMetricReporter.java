@@ -13,7 +13,7 @@ import org.apache.flink.metrics.reporter.MetricReporterFactory;
 
 /** Keeps the transaction buffer's metrics of the MiniCluster (the newest registration of each name) for tests. */
 public final class TestMetricReporter implements MetricReporter, MetricReporterFactory {
-    static final Map<String, Metric> METRICS = new ConcurrentHashMap<>();
+    public static final Map<String, Metric> METRICS = new ConcurrentHashMap<>();
 
     @Override
     public MetricReporter createMetricReporter(Properties properties) {
@@ -37,7 +37,7 @@ public final class TestMetricReporter implements MetricReporter, MetricReporterF
     public void notifyOfRemovedMetric(Metric metric, String name, MetricGroup group) {}
 
     /** Current value of a counter or numeric gauge, -1 when not registered yet. */
-    static long value(String name) {
+    public static long value(String name) {
         Metric m = METRICS.get(name);
         if (m instanceof Counter c) {
             return c.getCount();
