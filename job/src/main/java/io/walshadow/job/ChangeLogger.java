@@ -10,17 +10,16 @@ import io.walshadow.wal.Lsn;
 import java.util.Map;
 import java.util.StringJoiner;
 import java.util.TreeMap;
-import org.apache.flink.api.common.functions.RichFlatMapFunction;
-import org.apache.flink.util.Collector;
+import org.apache.flink.api.common.functions.RichMapFunction;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Logs what the transaction buffer drained since the last line: committed row changes per table and operation,
- * commits, and the newest committed row. The job's last stage until the ClickHouse sink takes its place. Only
- * committed work shows (aborted transactions and rolled-back savepoints never reach it).
+ * Logs what the transaction buffer drained since the last line, and passes it on to the sink: committed row
+ * changes per table and operation, commits, and the newest committed row. Only committed work shows (aborted
+ * transactions and rolled-back savepoints never reach it).
  */
-final class ChangeLogger extends RichFlatMapFunction<Drained, Void> {
+final class ChangeLogger extends RichMapFunction<Drained, Drained> {
     private static final Logger LOG = LoggerFactory.getLogger(ChangeLogger.class);
 
     private final long intervalMs;
@@ -35,7 +34,7 @@ final class ChangeLogger extends RichFlatMapFunction<Drained, Void> {
     }
 
     @Override
-    public void flatMap(Drained d, Collector<Void> out) {
+    public Drained map(Drained d) {
         if (counts == null) {
             counts = new TreeMap<>();
             lastLog = System.currentTimeMillis();
@@ -65,6 +64,7 @@ final class ChangeLogger extends RichFlatMapFunction<Drained, Void> {
             latest = null;
             lastLog = now;
         }
+        return d;
     }
 
     private static String render(RowChange r) {

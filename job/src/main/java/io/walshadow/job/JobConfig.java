@@ -2,6 +2,7 @@ package io.walshadow.job;
 
 import io.walshadow.catalog.CatalogFilter;
 import io.walshadow.pg.PgConnectionConfig;
+import io.walshadow.sink.ClickHouseSinkOptions;
 import io.walshadow.source.WalSourceOptions;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -12,16 +13,21 @@ import org.apache.flink.util.ParameterTool;
 import org.apache.flink.util.TimeUtils;
 
 /**
- * The job's settings, from {@code --key value} arguments. Secrets come from the environment only (never from
- * arguments, which show up in process lists and Flink's web UI): {@code WALSHADOW_PG_PASSWORD}.
+ * The job's settings, from {@code --key value} arguments. Secrets never come from arguments (they show up in process
+ * lists and Flink's web UI): the passwords are read from the environment ({@code WALSHADOW_PG_PASSWORD},
+ * {@code WALSHADOW_CH_PASSWORD}) or, when unset there, from the Flink configuration
+ * ({@code walshadow.pg.password}, {@code walshadow.clickhouse.password}).
  *
  * <p>A missing or malformed setting fails at submission with an {@link IllegalArgumentException} naming the key.
  */
 public record JobConfig(PgConnectionConfig pg, WalSourceOptions source, String include, String exclude,
                         Duration checkpointInterval, String checkpointDir, Duration progressInterval,
-                        Set<String> preparedDrop) {
+                        Set<String> preparedDrop, ClickHouseSinkOptions clickhouse) {
 
     public static final String PG_PASSWORD_ENV = "WALSHADOW_PG_PASSWORD";
+    public static final String CH_PASSWORD_ENV = "WALSHADOW_CH_PASSWORD";
+    public static final String PG_PASSWORD_KEY = "walshadow.pg.password";
+    public static final String CH_PASSWORD_KEY = "walshadow.clickhouse.password";
     /** PostgreSQL's GIDSIZE is 200 bytes with the terminating NUL. */
     private static final int MAX_GID_BYTES = 199;
 
@@ -30,8 +36,13 @@ public record JobConfig(PgConnectionConfig pg, WalSourceOptions source, String i
     }
 
     public static JobConfig from(String[] args, Map<String, String> env) {
+        return from(args, env, Map.of());
+    }
+
+    /** @param flinkConf the Flink configuration (for passwords not in the environment) */
+    public static JobConfig from(String[] args, Map<String, String> env, Map<String, String> flinkConf) {
         ParameterTool p = ParameterTool.fromArgs(args);
-        String password = env.get(PG_PASSWORD_ENV);
+        String password = secret(env, PG_PASSWORD_ENV, flinkConf, PG_PASSWORD_KEY);
         PgConnectionConfig pg = new PgConnectionConfig(
                 required(p, "pg.host"),
                 intValue(p, "pg.port", 5432),
@@ -57,7 +68,59 @@ public record JobConfig(PgConnectionConfig pg, WalSourceOptions source, String i
         }
         return new JobConfig(pg, source, include, exclude, duration(p, "checkpoint.interval", Duration.ofSeconds(10)),
                 p.get("checkpoint.dir", null), duration(p, "progress.interval", Duration.ofSeconds(5)),
-                gids(p, "xact.prepared.drop"));
+                gids(p, "xact.prepared.drop"), clickhouse(p, pg, source,
+                        secret(env, CH_PASSWORD_ENV, flinkConf, CH_PASSWORD_KEY)));
+    }
+
+    private static String secret(Map<String, String> env, String envName, Map<String, String> conf, String key) {
+        String v = env.get(envName);
+        return v != null && !v.isEmpty() ? v : conf.get(key);
+    }
+
+    /** The sink's settings; null without {@code --clickhouse.url} (then only the stages before the sink can run). */
+    private static ClickHouseSinkOptions clickhouse(ParameterTool p, PgConnectionConfig pg, WalSourceOptions source,
+                                                    String password) {
+        String url = p.get("clickhouse.url");
+        if (url == null || url.isBlank()) {
+            return null;
+        }
+        if (!url.startsWith("http://") && !url.startsWith("https://")) {
+            throw new IllegalArgumentException("setting --clickhouse.url must be http://host:port or https://host:port,"
+                    + " got '" + url + "'");
+        }
+        String onDrop = p.get("clickhouse.on.drop", "retain");
+        if (!onDrop.equals("retain") && !onDrop.equals("drop")) {
+            throw new IllegalArgumentException("setting --clickhouse.on.drop must be retain or drop, got '" + onDrop + "'");
+        }
+        try {
+            return new ClickHouseSinkOptions(url, p.get("clickhouse.user", "default"), password,
+                    p.get("clickhouse.database", pg.database()), p.get("clickhouse.sslrootcert", null),
+                    p.get("clickhouse.sink.id", source.slotName()), onDrop.equals("drop"),
+                    longValue(p, "clickhouse.flush.bytes", 16L << 20),
+                    duration(p, "clickhouse.retry.timeout", Duration.ofMinutes(5)));
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("invalid ClickHouse setting: " + e.getMessage(), e);
+        }
+    }
+
+    /** The sink's settings, or a clear error naming the key when the job was started without them. */
+    public ClickHouseSinkOptions requireClickHouse() {
+        if (clickhouse == null) {
+            throw new IllegalArgumentException("missing required setting --clickhouse.url");
+        }
+        return clickhouse;
+    }
+
+    private static long longValue(ParameterTool p, String key, long dflt) {
+        String v = p.get(key);
+        if (v == null) {
+            return dflt;
+        }
+        try {
+            return Long.parseLong(v.trim());
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException("setting --" + key + " must be an integer, got '" + v + "'");
+        }
     }
 
     /** Comma-separated GIDs (a GID with a comma cannot be named here). */

@@ -16,7 +16,9 @@ import org.apache.flink.configuration.ExternalizedCheckpointRetention;
 import org.apache.flink.configuration.StateBackendOptions;
 import org.apache.flink.streaming.api.datastream.SingleOutputStreamOperator;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
-import org.apache.flink.streaming.api.functions.sink.v2.DiscardingSink;
+import io.walshadow.sink.ClickHouseSink;
+import java.util.Map;
+import org.apache.flink.configuration.GlobalConfiguration;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -32,11 +34,13 @@ public final class WalshadowJob {
     static final String UID_DECODER = "wal-decoder";
     static final String UID_BUFFER = "xact-buffer";
     static final String UID_PROGRESS = "change-log";
+    static final String UID_SINK = "clickhouse-sink";
 
     private WalshadowJob() {}
 
     public static void main(String[] args) throws Exception {
-        JobConfig config = JobConfig.from(args, System.getenv());
+        JobConfig config = JobConfig.from(args, System.getenv(), flinkConfiguration());
+        config.requireClickHouse();
         LOG.info("walshadow: source {}, slot {}", config.pg(), config.source().slotName());
         Configuration flink = new Configuration();
         flink.set(StateBackendOptions.STATE_BACKEND, "rocksdb");
@@ -50,11 +54,17 @@ public final class WalshadowJob {
         env.execute("walshadow " + config.pg().database() + " via slot " + config.source().slotName());
     }
 
-    static void build(StreamExecutionEnvironment env, JobConfig config) {
+    /** The cluster's configuration when submitted with {@code flink run} (it sets FLINK_CONF_DIR), else empty. */
+    private static Map<String, String> flinkConfiguration() {
+        return System.getenv("FLINK_CONF_DIR") == null ? Map.of() : GlobalConfiguration.loadConfiguration().toMap();
+    }
+
+    public static void build(StreamExecutionEnvironment env, JobConfig config) {
         transactionBuffer(env, config)
-                .flatMap(new ChangeLogger(config.progressInterval().toMillis())).uid(UID_PROGRESS).setParallelism(1)
-                .name("change log")
-                .sinkTo(new DiscardingSink<>()).setParallelism(1);
+                .map(new ChangeLogger(config.progressInterval().toMillis())).returns(DrainedSerializer.typeInfo())
+                .uid(UID_PROGRESS).setParallelism(1).name("change log")
+                .sinkTo(new ClickHouseSink(config.requireClickHouse(), config.pg()))
+                .uid(UID_SINK).name("ClickHouse sink").setParallelism(1);
     }
 
     /** Source, decoder and transaction buffer: the committed changes, in commit order. */

@@ -98,6 +98,10 @@ public final class ColumnCodec {
             }
             out.u8(0);
         } else if (v == null) {
+            if (zero instanceof PgArray) {
+                writer.write(out, zero); // ClickHouse has no Nullable(Array): a NULL array is written empty
+                return;
+            }
             throw new ValueConversionException("NULL for the non-Nullable " + chType + " column");
         }
         writer.write(out, v);

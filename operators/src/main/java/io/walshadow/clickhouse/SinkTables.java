@@ -64,7 +64,8 @@ public final class SinkTables {
                         + " done_at DateTime('UTC')) ENGINE = ReplacingMergeTree ORDER BY (sink, batch, step)",
                 // One row per sink: the newest finished batch's last commit, and whether a later batch started.
                 "CREATE VIEW IF NOT EXISTS " + d + quote(COMMITTED_VIEW) + " AS SELECT sink,"
-                        + " maxIf(batch, phase = 1) AS batch, argMaxIf(commit_seq, batch, phase = 1) AS commit_seq,"
+                        + " maxIf(batch, phase = 1) AS committed_batch,"
+                        + " argMaxIf(commit_seq, batch, phase = 1) AS commit_seq,"
                         + " argMaxIf(commit_lsn, batch, phase = 1) AS commit_lsn,"
                         + " argMaxIf(commit_lsn_text, batch, phase = 1) AS commit_lsn_text,"
                         + " argMaxIf(commit_time, batch, phase = 1) AS commit_time,"

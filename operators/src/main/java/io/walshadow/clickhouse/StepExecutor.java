@@ -148,7 +148,7 @@ public final class StepExecutor {
         return !"0".equals(retry.call(q, () -> ch.queryString(q)));
     }
 
-    void sql(String sql) throws InterruptedException {
+    public void sql(String sql) throws InterruptedException {
         retry.run(sql, () -> ch.execute(sql));
     }
 

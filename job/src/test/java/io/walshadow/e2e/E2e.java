@@ -1,0 +1,197 @@
+package io.walshadow.e2e;
+
+import io.walshadow.clickhouse.ClickHouseConnection;
+import io.walshadow.job.JobConfig;
+import io.walshadow.job.WalshadowJob;
+import io.walshadow.testing.FlinkTestJobs;
+import io.walshadow.testing.LocalClickHouse;
+import io.walshadow.testing.LocalPg;
+import io.walshadow.wal.Lsn;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.RestartStrategyOptions;
+import org.apache.flink.core.execution.JobClient;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+
+/**
+ * The end-to-end test harness: one PostgreSQL schema and one ClickHouse database per test (unique names, dropped
+ * afterwards, as is the slot), the real job topology ({@link WalshadowJob#build}) in a MiniCluster with RocksDB and
+ * frequent checkpoints, a wait until ClickHouse's committed watermark passed everything written so far, and the
+ * table comparison ({@link TableComparison}).
+ */
+public final class E2e implements AutoCloseable {
+    public final String name;
+    public final String schema;
+    public final String slot;
+    public final String chDatabase;
+    public final Path checkpoints;
+    public final Connection pg;
+    public final ClickHouseConnection ch;
+    private final List<JobClient> jobs = new ArrayList<>();
+
+    public E2e(String prefix) throws Exception {
+        name = prefix + "_" + Long.toString(System.nanoTime(), 36);
+        schema = name;
+        slot = "ws_" + name;
+        chDatabase = name;
+        checkpoints = Files.createTempDirectory("walshadow-" + prefix + "-ck");
+        pg = LocalPg.connect();
+        LocalPg.exec(pg, "CREATE SCHEMA " + schema, "CREATE TABLE " + schema + "._marker (id bigserial PRIMARY KEY)");
+        try (ClickHouseConnection admin = new ClickHouseConnection(LocalClickHouse.url(), LocalClickHouse.user(),
+                LocalClickHouse.password(), "default")) {
+            admin.execute("CREATE DATABASE IF NOT EXISTS `" + chDatabase + "`");
+        }
+        ch = new ClickHouseConnection(LocalClickHouse.url(), LocalClickHouse.user(), LocalClickHouse.password(),
+                chDatabase);
+    }
+
+    /** Job arguments for this test's schema, slot and database, plus {@code extra}. */
+    public String[] args(String... extra) {
+        List<String> a = new ArrayList<>(List.of("--pg.host", LocalPg.host(), "--pg.port", String.valueOf(LocalPg.port()),
+                "--pg.database", LocalPg.database(), "--pg.user", LocalPg.user(), "--pg.sslmode", "disable",
+                "--slot", slot, "--tables.include", schema + ".*", "--clickhouse.url", LocalClickHouse.url(),
+                "--clickhouse.user", LocalClickHouse.user(), "--clickhouse.database", chDatabase,
+                "--clickhouse.retry.timeout", "20s"));
+        a.addAll(List.of(extra));
+        return a.toArray(new String[0]);
+    }
+
+    public JobConfig config(String... extra) {
+        return JobConfig.from(args(extra), Map.of(JobConfig.PG_PASSWORD_ENV, LocalPg.password(),
+                JobConfig.CH_PASSWORD_ENV, LocalClickHouse.password()));
+    }
+
+    /**
+     * Starts the job (restored from {@code restoreFrom} when given). {@code restarts} > 0 lets Flink restart it from
+     * its latest checkpoint after a failure, that many times.
+     */
+    public JobClient start(JobConfig config, Path restoreFrom, int restarts) throws Exception {
+        Configuration conf = FlinkTestJobs.checkpointed(checkpoints, restoreFrom);
+        if (restarts > 0) {
+            conf.set(RestartStrategyOptions.RESTART_STRATEGY, "fixed-delay");
+            conf.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_ATTEMPTS, restarts);
+            conf.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_DELAY, Duration.ofMillis(200));
+        }
+        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(conf);
+        WalshadowJob.build(env, config);
+        JobClient job = env.executeAsync("e2e " + name);
+        jobs.add(job);
+        return job;
+    }
+
+    /** Starts the job and waits until it replicates (what the workload writes before that is not in the stream). */
+    public JobClient start(String... extra) throws Exception {
+        JobClient job = start(config(extra), null, 0);
+        awaitCaughtUp(Duration.ofSeconds(120));
+        return job;
+    }
+
+    /**
+     * Commits a marker row and waits until the watermark in ClickHouse is past it: then every commit before it is
+     * visible in the destination tables.
+     */
+    public void awaitCaughtUp(Duration timeout) throws Exception {
+        long before = LocalPg.currentLsn(pg);
+        long[] lastMarker = {0};
+        FlinkTestJobs.awaitTrue(() -> "the watermark of sink " + slot + " passes " + Lsn.format(before) + " (now "
+                + watermarkText() + ")", timeout, () -> {
+                    if (committedLsn() >= before) {
+                        return true;
+                    }
+                    failFastIfAJobFailed();
+                    // a new marker now and then: one written before the job's catalog history began is not seen
+                    if (System.currentTimeMillis() - lastMarker[0] > 2000) {
+                        try {
+                            LocalPg.exec(pg, "INSERT INTO " + schema + "._marker DEFAULT VALUES");
+                        } catch (java.sql.SQLException e) {
+                            throw new IllegalStateException(e);
+                        }
+                        lastMarker[0] = System.currentTimeMillis();
+                    }
+                    return false;
+                });
+    }
+
+    /** Throws the failure of a job that ended (a test waiting for it would otherwise wait for nothing). */
+    public void failFastIfAJobFailed() {
+        for (JobClient j : jobs) {
+            try {
+                org.apache.flink.api.common.JobStatus st = j.getJobStatus().get();
+                if (st.isGloballyTerminalState()) {
+                    j.getJobExecutionResult().get(); // throws the job's failure
+                    throw new IllegalStateException("job " + j.getJobID() + " ended: " + st);
+                }
+            } catch (java.util.concurrent.ExecutionException e) {
+                Throwable root = e;
+                while (root.getCause() != null) {
+                    root = root.getCause();
+                }
+                throw new IllegalStateException("job " + j.getJobID() + " failed: " + root, e);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException(e);
+            }
+        }
+    }
+
+    /** The committed watermark's commit LSN, 0 before the first batch. */
+    public long committedLsn() {
+        try {
+            String v = ch.queryString("SELECT commit_lsn FROM `" + chDatabase + "`.`_walshadow_committed` WHERE sink = '" + slot + "'");
+            return v == null ? 0 : Long.parseLong(v);
+        } catch (RuntimeException e) {
+            return 0; // the sink has not created its tables yet
+        }
+    }
+
+    private String watermarkText() {
+        try {
+            return ch.queryString("SELECT commit_lsn_text FROM `" + chDatabase + "`.`_walshadow_committed` WHERE sink = '" + slot + "'");
+        } catch (RuntimeException e) {
+            return "none: " + e.getMessage();
+        }
+    }
+
+    /** Compares every table of the schema (but the marker) with ClickHouse; returns the rows compared per table. */
+    public Map<String, Integer> assertAllTablesEqual() throws Exception {
+        Map<String, Integer> n = new java.util.TreeMap<>();
+        for (String t : LocalPg.queryColumn(pg, "SELECT relname FROM pg_class c JOIN pg_namespace s ON s.oid ="
+                + " c.relnamespace WHERE s.nspname = '" + schema + "' AND relkind = 'r' AND relname <> '_marker'")) {
+            n.put(t, TableComparison.assertEqual(pg, ch, schema, t));
+        }
+        return n;
+    }
+
+    public void cancelJobs() {
+        for (JobClient j : jobs) {
+            try {
+                j.cancel().get();
+            } catch (Exception e) {
+                // finished or failed already
+            }
+        }
+        jobs.clear();
+    }
+
+    @Override
+    public void close() throws Exception {
+        cancelJobs();
+        try {
+            FlinkTestJobs.dropSlot(pg, slot);
+            LocalPg.exec(pg, "DROP SCHEMA " + schema + " CASCADE");
+        } finally {
+            pg.close();
+            try (ClickHouseConnection admin = new ClickHouseConnection(LocalClickHouse.url(), LocalClickHouse.user(),
+                    LocalClickHouse.password(), "default")) {
+                admin.execute("DROP DATABASE IF EXISTS `" + chDatabase + "`");
+            }
+            ch.close();
+        }
+    }
+}

@@ -1,0 +1,43 @@
+package io.walshadow.sink;
+
+import io.walshadow.clickhouse.ClickHouseConnection;
+import io.walshadow.clickhouse.SinkTables;
+import java.io.Serializable;
+import java.time.Duration;
+import java.util.Objects;
+
+/**
+ * Where and how the sink writes. The password travels inside the job graph (as any Flink connector's does), but
+ * never into logs: {@link #toString()} masks it.
+ *
+ * @param endpoint {@code http://host:8123} or {@code https://...}
+ * @param rootCertificate PEM CA file for an https endpoint whose CA the JVM does not trust, or null
+ * @param sinkId names this sink's staging tables and watermark rows (two jobs writing one database need two)
+ * @param dropTables a source DROP TABLE drops the destination (true) or renames it aside (false, "retain")
+ * @param flushBytes staged rows buffered per writer before they go to the staging tables
+ * @param retryTimeout how long ClickHouse calls are retried before the job fails
+ */
+public record ClickHouseSinkOptions(String endpoint, String user, String password, String database,
+                                    String rootCertificate, String sinkId, boolean dropTables, long flushBytes,
+                                    Duration retryTimeout) implements Serializable {
+    public ClickHouseSinkOptions {
+        Objects.requireNonNull(endpoint, "clickhouse.url");
+        Objects.requireNonNull(user, "clickhouse.user");
+        Objects.requireNonNull(database, "clickhouse.database");
+        SinkTables.checkSinkId(sinkId);
+        if (flushBytes < 1024) {
+            throw new IllegalArgumentException("clickhouse.flush.bytes must be at least 1024, got " + flushBytes);
+        }
+    }
+
+    public ClickHouseConnection connect() {
+        return new ClickHouseConnection(endpoint, user, password == null ? "" : password, database, rootCertificate);
+    }
+
+    @Override
+    public String toString() {
+        return "ClickHouseSinkOptions{" + user + "@" + endpoint + "/" + database + ", sink " + sinkId + ", password="
+                + (password == null || password.isEmpty() ? "<none>" : "******") + ", on drop "
+                + (dropTables ? "drop" : "retain") + "}";
+    }
+}

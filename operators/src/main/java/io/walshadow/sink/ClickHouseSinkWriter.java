@@ -1,0 +1,483 @@
+package io.walshadow.sink;
+
+import io.walshadow.catalog.CatalogChange;
+import io.walshadow.change.Drained;
+import io.walshadow.change.DrainedCatalog;
+import io.walshadow.change.DrainedChange;
+import io.walshadow.change.DrainedCommit;
+import io.walshadow.change.RowChange;
+import io.walshadow.change.TruncateChange;
+import io.walshadow.catalog.RelationDescriptor;
+import io.walshadow.clickhouse.BatchCommitter;
+import io.walshadow.clickhouse.ClickHouseConnection;
+import io.walshadow.clickhouse.ClickHouseException;
+import io.walshadow.clickhouse.ColumnCodec;
+import io.walshadow.clickhouse.DestinationSchema;
+import io.walshadow.clickhouse.Retrier;
+import io.walshadow.clickhouse.RowBinaryBuffer;
+import io.walshadow.clickhouse.RowEncoder;
+import io.walshadow.clickhouse.SchemaPlanner;
+import io.walshadow.clickhouse.ServerCapabilities;
+import io.walshadow.clickhouse.SinkTables;
+import io.walshadow.clickhouse.StepExecutor;
+import io.walshadow.heap.Tid;
+import io.walshadow.pg.PgConnectionConfig;
+import io.walshadow.state.DestTable;
+import io.walshadow.state.SinkBatch;
+import io.walshadow.state.SinkStep;
+import io.walshadow.state.SinkWriterState;
+import io.walshadow.types.SqlTypeCatalog;
+import io.walshadow.types.ValueDecoder;
+import io.walshadow.wal.Lsn;
+import io.walshadow.wal.RelFileLocator;
+import io.walshadow.xact.PgTimestamps;
+import java.io.IOException;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.regex.Pattern;
+import org.apache.flink.api.connector.sink2.CommittingSinkWriter;
+import org.apache.flink.api.connector.sink2.StatefulSinkWriter;
+import org.apache.flink.api.connector.sink2.WriterInitContext;
+import org.apache.flink.metrics.Counter;
+import org.apache.flink.metrics.MetricGroup;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Stages drained commits for the committer. Between two checkpoints, a batch: rows go, RowBinary-encoded, to the
+ * staging table of their destination table's current shape (partition = batch, {@code _seg} = the segment between
+ * two DDL steps), flushed whenever {@code flushBytes} are buffered (the flush blocks: backpressure, not unbounded
+ * memory); catalog changes and truncates become DDL steps at their place in the sequence; every commit adds a
+ * commit log row. At a checkpoint the batch's step list becomes the committable.
+ *
+ * <p>After a restore, staging partitions at or above the restored next batch were written after the checkpoint and
+ * are dropped; on a fresh start every staging partition of this sink is, and batch numbers continue above any the
+ * watermark has seen.
+ *
+ * <p>Metrics (group {@code clickhouse_sink}): counters {@code rows_staged}, {@code bytes_staged}, {@code flushes},
+ * {@code writer_retries}, {@code toast_values_filled_default} (out-of-line TOAST values written as NULL/empty until
+ * the TOAST stage resolves them), {@code rows_skipped_dropped_table}, {@code changes_superseded_by_rewrite},
+ * {@code ddl_steps}.
+ */
+final class ClickHouseSinkWriter implements CommittingSinkWriter<Drained, SinkBatch>,
+        StatefulSinkWriter<Drained, SinkWriterState> {
+    private static final Logger LOG = LoggerFactory.getLogger(ClickHouseSinkWriter.class);
+
+    private final ClickHouseSinkOptions options;
+    private final PgConnectionConfig pg;
+    private final String sinkId;
+    private final ClickHouseConnection ch;
+    private final Retrier retry;
+    private final StepExecutor executor;
+    private final SchemaPlanner planner;
+    private final ServerCapabilities caps;
+    private SqlTypeCatalog types;
+    private ValueDecoder values;
+
+    /** Destination tables by source relation oid. */
+    private final Map<Integer, DestTable> tables = new HashMap<>();
+    private final Map<Integer, RowEncoder> encoders = new HashMap<>();
+    /** Buffered rows per staging table, and the staging tables known to exist. */
+    private final Map<String, Stage> stages = new LinkedHashMap<>();
+    private final Set<String> createdStages = new HashSet<>();
+    private final RowBinaryBuffer commitLog = new RowBinaryBuffer(4096);
+
+    // the batch
+    private long batch;
+    private int segment;
+    private final List<Object> steps = new ArrayList<>(); // SinkStep or PendingInsert
+    private final Map<String, PendingInsert> inserts = new HashMap<>(); // by stage + segment
+    private long commits;
+    private long rows;
+    private DrainedCommit last;
+    private long buffered;
+
+    // the commit being drained
+    private final Map<Integer, RelFileLocator> rewrittenTo = new HashMap<>();
+    private final Map<Integer, CatalogChange> storageMoved = new HashMap<>();
+    private final Set<Integer> droppedInCommit = new HashSet<>();
+    private final Map<String, RowChange> speculative = new HashMap<>();
+
+    private final Counter rowsStaged;
+    private final Counter bytesStaged;
+    private final Counter flushes;
+    private final Counter toastFilled;
+    private final Counter skippedDropped;
+    private final Counter superseded;
+    private final Counter ddlSteps;
+
+    private static final class Stage {
+        final String name;
+        final DestTable table;
+        final RowBinaryBuffer rows = new RowBinaryBuffer(1 << 16);
+
+        Stage(String name, DestTable table) {
+            this.name = name;
+            this.table = table;
+        }
+    }
+
+    private static final class PendingInsert {
+        final String table;
+        final String stage;
+        final List<String> columns;
+        final int segment;
+        long rows;
+
+        PendingInsert(String table, String stage, List<String> columns, int segment) {
+            this.table = table;
+            this.stage = stage;
+            this.columns = columns;
+            this.segment = segment;
+        }
+    }
+
+    ClickHouseSinkWriter(ClickHouseSinkOptions options, PgConnectionConfig pg, WriterInitContext ctx,
+                         SinkWriterState restored) throws IOException {
+        this.options = options;
+        this.pg = pg;
+        this.sinkId = options.sinkId();
+        MetricGroup g = ctx.metricGroup().addGroup("clickhouse_sink");
+        rowsStaged = g.counter("rows_staged");
+        bytesStaged = g.counter("bytes_staged");
+        flushes = g.counter("flushes");
+        toastFilled = g.counter("toast_values_filled_default");
+        skippedDropped = g.counter("rows_skipped_dropped_table");
+        superseded = g.counter("changes_superseded_by_rewrite");
+        ddlSteps = g.counter("ddl_steps");
+        Counter retries = g.counter("writer_retries");
+        ch = options.connect();
+        retry = new Retrier(options.retryTimeout(), retries::inc);
+        try {
+            caps = retry.call("SELECT version()", () -> ServerCapabilities.probe(ch));
+            executor = new StepExecutor(ch, caps, retry);
+            new BatchCommitter(ch, caps, retry).setup();
+            loadTypes();
+            if (restored != null) {
+                if (!restored.sinkId().equals(sinkId)) {
+                    throw new IOException("restored sink state belongs to sink '" + restored.sinkId()
+                            + "', this job is configured as '" + sinkId + "'");
+                }
+                restored.tables().forEach(t -> tables.put(t.relOid(), t));
+                batch = restored.nextBatch();
+                dropStagedFrom(batch);
+            } else {
+                dropStagedFrom(0);
+                batch = nextFreshBatch();
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IOException("interrupted while connecting to ClickHouse", e);
+        } catch (ClickHouseException | SQLException e) {
+            throw new IOException("sink " + sinkId + " could not start: " + e.getMessage(), e);
+        }
+        planner = new SchemaPlanner(ch.database(), caps, options.dropTables());
+        LOG.info("ClickHouse sink {} on {} (server {}), {} destination tables, batch {}", sinkId, ch, caps.version(),
+                tables.size(), batch);
+    }
+
+    private void loadTypes() throws SQLException {
+        try (Connection c = pg.openSql()) {
+            types = SqlTypeCatalog.load(c);
+        }
+        values = new ValueDecoder(types);
+        encoders.clear();
+    }
+
+    // ---- staging housekeeping
+
+    private static final Pattern OWN_STAGE_SUFFIX = Pattern.compile("([0-9a-f]{16}|commit_log)");
+
+    /** Drops this sink's staging partitions with batch >= {@code from}. */
+    private void dropStagedFrom(long from) throws InterruptedException {
+        String prefix = SinkTables.STAGE_PREFIX + sinkId + "_";
+        String q = "SELECT DISTINCT table, partition FROM system.parts WHERE active AND database = "
+                + ColumnCodec.quote(ch.database()) + " AND startsWith(table, " + ColumnCodec.quote(prefix) + ")";
+        for (String[] row : retry.call(q, () -> ch.queryTsv(q))) {
+            String suffix = row[0].substring(prefix.length());
+            if (OWN_STAGE_SUFFIX.matcher(suffix).matches() && Long.parseLong(row[1]) >= from) {
+                LOG.info("dropping staged batch {} of {} (written after the checkpoint restored from)", row[1], row[0]);
+                executor.sql("ALTER TABLE " + DestinationSchema.quote(ch.database()) + "." + DestinationSchema.quote(row[0]) + " DROP PARTITION " + row[1]);
+            }
+        }
+    }
+
+    /** On a fresh start: above every batch this sink id ever committed (an earlier job's, with this sink id). */
+    private long nextFreshBatch() throws InterruptedException {
+        String q = "SELECT max(batch) FROM " + DestinationSchema.quote(ch.database()) + "."
+                + DestinationSchema.quote(SinkTables.WATERMARK) + " WHERE sink = "
+                + ColumnCodec.quote(sinkId);
+        String max = retry.call(q, () -> ch.queryString(q));
+        return (max == null || max.isEmpty() ? 0 : Long.parseLong(max)) + 1;
+    }
+
+    // ---- the stream
+
+    @Override
+    public void write(Drained d, Context context) throws IOException, InterruptedException {
+        try {
+            if (d instanceof DrainedChange c) {
+                if (c.change() instanceof RowChange r) {
+                    row(c, r);
+                } else {
+                    truncate((TruncateChange) c.change());
+                }
+            } else if (d instanceof DrainedCatalog cat) {
+                catalog(cat);
+            } else {
+                commit((DrainedCommit) d);
+            }
+            if (buffered >= options.flushBytes()) {
+                flushStages();
+            }
+        } catch (SQLException e) {
+            throw new IOException("loading PostgreSQL types for the sink: " + e.getMessage(), e);
+        } catch (ClickHouseException e) {
+            throw new IOException("sink " + sinkId + ": " + e.getMessage(), e);
+        }
+    }
+
+    private void catalog(DrainedCatalog cat) throws SQLException {
+        loadTypes(); // new enums, domains, composites may come with the DDL
+        for (CatalogChange change : cat.changes()) {
+            DestTable current = tables.get(change.relOid());
+            SchemaPlanner.Plan plan = planner.plan(current, change, cat.commitLsn(), types, values);
+            addSteps(plan.steps());
+            encoders.remove(change.relOid());
+            if (plan.table() == null) {
+                if (tables.remove(change.relOid()) != null) {
+                    droppedInCommit.add(change.relOid());
+                }
+                continue;
+            }
+            checkNameFree(plan.table());
+            tables.put(change.relOid(), plan.table());
+            if (plan.supersedeOldStorage()) {
+                rewrittenTo.put(change.relOid(), change.after().locator());
+            } else if (plan.storageMoved() && plan.table().keyedByTid()) {
+                storageMoved.put(change.relOid(), change); // settled at the commit: a TRUNCATE, or TIDs lost
+            }
+        }
+    }
+
+    private void checkNameFree(DestTable t) {
+        for (DestTable other : tables.values()) {
+            if (other.relOid() != t.relOid() && other.destName().equals(t.destName())) {
+                throw new IllegalStateException("relations " + other.shape().qualifiedName() + " and "
+                        + t.shape().qualifiedName() + " both map to ClickHouse table " + t.destName()
+                        + ": exclude one of them (tables.exclude)");
+            }
+        }
+    }
+
+    private void truncate(TruncateChange t) {
+        for (RelationDescriptor d : t.relations()) {
+            DestTable dest = tables.get(d.relOid());
+            if (dest != null) {
+                addSteps(List.of(new SinkStep.Truncate(dest.destName())));
+                storageMoved.remove(d.relOid());
+            }
+        }
+    }
+
+    private void row(DrainedChange c, RowChange r) {
+        int rel = r.relOid();
+        RelFileLocator rewritten = rewrittenTo.get(rel);
+        if (rewritten != null && !rewritten.equals(r.rel())) {
+            superseded.inc(); // the rewrite later in this commit re-inserts the row as it ends up
+            return;
+        }
+        switch (r.op()) {
+            case SPECULATIVE_INSERT:
+                speculative.put(r.rel() + "/" + r.newTid(), r);
+                return;
+            case SPECULATIVE_ABORT:
+                speculative.remove(r.rel() + "/" + r.oldTid());
+                return;
+            case SPECULATIVE_CONFIRM:
+                r = speculative.remove(r.rel() + "/" + r.newTid());
+                if (r == null) {
+                    return; // confirmed an insert of a relation this sink does not write
+                }
+                break;
+            default:
+                break;
+        }
+        DestTable dest = tables.get(rel);
+        if (dest == null) {
+            if (droppedInCommit.contains(rel)) {
+                skippedDropped.inc(); // written, then dropped, in the same transaction
+                return;
+            }
+            SchemaPlanner.Plan plan = planner.create(r.descriptor(), types);
+            checkNameFree(plan.table());
+            addSteps(plan.steps());
+            dest = plan.table();
+            tables.put(rel, dest);
+        }
+        RowEncoder enc = encoders.get(rel);
+        if (enc == null) {
+            enc = new RowEncoder(dest, types, values, (relation, column) -> toastFilled.inc());
+            encoders.put(rel, enc);
+        }
+        String stageName = SinkTables.stageName(sinkId, dest);
+        Stage stage = stages.get(stageName);
+        if (stage == null) {
+            stage = new Stage(stageName, dest);
+            stages.put(stageName, stage);
+        }
+        int before = stage.rows.size();
+        int n = enc.encode(r, c.commitLsn(), c.fullXid(), batch, segment, stage.rows);
+        buffered += stage.rows.size() - before;
+        rows += n;
+        rowsStaged.inc(n);
+        String key = stageName + "#" + segment;
+        PendingInsert ins = inserts.get(key);
+        if (ins == null) {
+            ins = new PendingInsert(dest.destName(), stageName, SinkTables.columns(dest), segment);
+            inserts.put(key, ins);
+            steps.add(ins);
+        }
+        ins.rows += n;
+    }
+
+    private void addSteps(List<SinkStep> ddl) {
+        if (ddl.isEmpty()) {
+            return;
+        }
+        steps.addAll(ddl);
+        ddlSteps.inc(ddl.size());
+        segment++; // rows after the DDL copy in a later INSERT step
+    }
+
+    private void commit(DrainedCommit c) {
+        for (Map.Entry<Integer, CatalogChange> e : storageMoved.entrySet()) {
+            CatalogChange ch = e.getValue();
+            if (ch.before().locator().spcOid() == ch.after().locator().spcOid()) {
+                // VACUUM FULL / CLUSTER: rows moved to new TIDs without heap records, so this table's rows can no
+                // longer be identified. Fail closed rather than apply later changes to the wrong rows.
+                throw new IllegalStateException("relation " + ch.after().qualifiedName() + " (no usable primary key:"
+                        + " replicated by heap TID) was rewritten without row records (VACUUM FULL or CLUSTER) by the"
+                        + " commit at " + Lsn.format(c.commitLsn()) + ": its rows' TIDs changed, so ClickHouse table "
+                        + tables.get(e.getKey()).destName() + " cannot follow it any more. Give the table a primary "
+                        + "key (or REPLICA IDENTITY USING INDEX) and re-snapshot it, or exclude it (tables.exclude).");
+            }
+        }
+        RowBinaryBuffer out = commitLog;
+        int start = out.size();
+        out.string(sinkId);
+        out.i64(c.commitSeq());
+        out.i64(c.fullXid());
+        out.i64(c.commitLsn());
+        out.string(Lsn.format(c.commitLsn()));
+        long micros = PgTimestamps.toUnixMicros(c.commitTime());
+        out.i32((int) Math.max(0, Math.min(0xFFFF_FFFFL, Math.floorDiv(micros, 1_000_000L))));
+        out.i64(micros);
+        out.uvarint(c.relations().size());
+        c.relations().forEach(out::string);
+        out.u8(c.schemaChange() ? 1 : 0);
+        out.i64(c.changes());
+        out.string(c.gid() == null ? "" : c.gid());
+        out.i64(batch);
+        out.i64(batch);
+        out.i32(0);
+        out.endRow();
+        buffered += out.size() - start;
+        commits++;
+        last = c;
+        rewrittenTo.clear();
+        storageMoved.clear();
+        droppedInCommit.clear();
+        speculative.clear();
+    }
+
+    // ---- flush and checkpoint
+
+    @Override
+    public void flush(boolean endOfInput) throws IOException, InterruptedException {
+        try {
+            flushStages();
+        } catch (ClickHouseException e) {
+            throw new IOException("sink " + sinkId + ": " + e.getMessage(), e);
+        }
+    }
+
+    private void flushStages() throws InterruptedException {
+        for (Stage s : stages.values()) {
+            if (s.rows.size() > 0) {
+                ensureStage(s.name, SinkTables.createStageSql(ch.database(), s.name, s.table));
+                insert(s.name, s.rows);
+            }
+        }
+        if (commitLog.size() > 0) {
+            String stage = SinkTables.commitLogStage(sinkId);
+            ensureStage(stage, SinkTables.createCommitLogStageSql(ch.database(), sinkId));
+            insert(stage, commitLog);
+        }
+        stages.values().removeIf(s -> s.table != tables.get(s.table.relOid()));
+        buffered = 0;
+    }
+
+    private void ensureStage(String name, String sql) throws InterruptedException {
+        if (createdStages.add(name)) {
+            executor.sql(sql);
+        }
+    }
+
+    private void insert(String stage, RowBinaryBuffer b) throws InterruptedException {
+        retry.call("INSERT INTO " + stage, () -> ch.insertRowBinary(
+                DestinationSchema.quote(ch.database()) + "."
+                        + DestinationSchema.quote(stage), b));
+        flushes.inc();
+        bytesStaged.inc(b.size());
+        b.clear();
+    }
+
+    @Override
+    public Collection<SinkBatch> prepareCommit() throws IOException, InterruptedException {
+        flush(false);
+        if (commits == 0 && steps.isEmpty()) {
+            return List.of();
+        }
+        List<SinkStep> out = new ArrayList<>(steps.size() + 1);
+        for (Object s : steps) {
+            if (s instanceof PendingInsert p) {
+                out.add(new SinkStep.Insert(p.table, p.stage, p.columns, p.segment, p.rows));
+            } else {
+                out.add((SinkStep) s);
+            }
+        }
+        if (commits > 0) {
+            out.add(new SinkStep.Insert(SinkTables.COMMIT_LOG, SinkTables.commitLogStage(sinkId),
+                    SinkTables.COMMIT_LOG_COLUMNS, 0, commits));
+        }
+        SinkBatch b = new SinkBatch(sinkId, batch, out, commits, rows, last == null ? 0 : last.commitSeq(),
+                last == null ? 0 : last.commitLsn(), last == null ? 0 : last.fullXid(),
+                last == null ? 0 : last.commitTime());
+        batch++;
+        segment = 0;
+        steps.clear();
+        inserts.clear();
+        commits = 0;
+        rows = 0;
+        return List.of(b);
+    }
+
+    @Override
+    public List<SinkWriterState> snapshotState(long checkpointId) {
+        return List.of(new SinkWriterState(sinkId, batch, new ArrayList<>(tables.values())));
+    }
+
+    @Override
+    public void close() {
+        ch.close();
+    }
+}
