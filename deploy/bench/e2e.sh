@@ -3,12 +3,13 @@
 # workload, Debezium 3.6's embedded PostgreSQL connector (capture only, no sink) being the reference
 # (io.walshadow.bench.e2e.E2eBenchmark in the bench module).
 #
-#   deploy/bench/e2e.sh                             pgbench -i -s 10, every contender's slot, 4 clients x 20000
-#                                                   TPC-B-like transactions in all (80000 row changes), then each
-#                                                   contender catches up from its slot: 1 warm-up + 3 rounds
+#   deploy/bench/e2e.sh                             pgbench -i -s 10, every contender's slot, 20000 TPC-B-like
+#                                                   transactions over 4 clients (80000 row changes), then each
+#                                                   contender catches up from its slot: 2 warm-ups + 3 rounds
 #   deploy/bench/e2e.sh --transactions 50000 --clients 8 --rounds 5
-#   deploy/bench/e2e.sh --latency --rate 500        live capture while pgbench -R 500 runs 10000 transactions,
-#                                                   p50/p99/max commit-to-capture latency (one run per round)
+#   deploy/bench/e2e.sh --latency --rate 500        per round, a fresh slot and a live capture while pgbench -R 500
+#                                                   runs 10000 transactions: p50/p99/max commit-to-capture latency
+#                                                   (1 untimed warm-up round + 3 rounds)
 #   deploy/bench/e2e.sh --debezium poll.interval.ms=50    override a Debezium setting (repeatable)
 #
 # Every option is described in the class comment. Throughput prints, per contender (medians over the rounds):

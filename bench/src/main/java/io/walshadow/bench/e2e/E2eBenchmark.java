@@ -32,7 +32,9 @@ import java.util.function.ToDoubleFunction;
  * <p><b>Latency</b> ({@code --latency}): for each contender in turn, per round: slot, live capture, a one-change
  * probe transaction awaited (the contender is streaming), then the workload rate-limited ({@code pgbench -R}) while it
  * captures; the latency of each change is the wall time it was captured at minus its transaction's commit time on
- * the source (Debezium: {@code source.ts_us}); same machine, so the clocks compare. Printed: p50 / p99 / max in ms.
+ * the source (Debezium: {@code source.ts_us}); same machine, so the clocks compare. Printed: p50 / p99 / max in ms,
+ * medians over the rounds, after untimed warm-up rounds (a cold JVM competing with pgbench for the cores showed
+ * several times the latency of the next rounds).
  *
  * <pre>
  * Options (all optional):
@@ -40,7 +42,7 @@ import java.util.function.ToDoubleFunction;
  *   --transactions N     TPC-B-like transactions in all, split over the clients (default 20000; --latency: 10000)
  *   --clients N          pgbench clients (default 4)
  *   --rounds N           measured rounds (default 3)
- *   --warmup N           untimed catch-up captures per contender before the rounds (default 1; not with --latency)
+ *   --warmup N           untimed captures per contender before the rounds (default 2; --latency: 1 live round)
  *   --latency            latency mode instead of throughput
  *   --rate TPS           pgbench -R in latency mode, transactions per second in all (default 500)
  *   --contenders a,b     which contenders, in first-round order (default: all registered: debezium)
@@ -127,7 +129,7 @@ public final class E2eBenchmark {
         PgbenchWorkload.Run run = w.run(o.transactions(), o.clients, 0);
         long expected = run.changes();
 
-        for (int i = 0; i < o.warmup; i++) {
+        for (int i = 0; i < o.warmup(); i++) {
             for (Map.Entry<String, Contender> e : cs.entrySet()) {
                 Capture c = capture(e.getValue(), src, slotAt.get(e.getKey()), expected, heap, o);
                 log(String.format(Locale.ROOT, "warm-up %d %-24s %.3f s, %.0f rows/s", i + 1, e.getValue().name(),
@@ -212,9 +214,9 @@ public final class E2eBenchmark {
     private static void latency(Options o, PgbenchWorkload w, Map<String, Contender> cs, HeapWatch heap) throws Exception {
         Map<String, List<Latency>> results = new LinkedHashMap<>();
         long transactions = 0;
-        for (int r = 0; r < o.rounds; r++) {
+        for (int r = -o.warmup(); r < o.rounds; r++) { // r < 0: warm-up
             List<String> order = new ArrayList<>(cs.keySet());
-            if (r % 2 == 1) {
+            if (Math.floorMod(r, 2) == 1) {
                 Collections.reverse(order);
             }
             for (String id : order) {
@@ -249,9 +251,12 @@ public final class E2eBenchmark {
                 } finally {
                     k.cleanup();
                 }
-                results.computeIfAbsent(id, x -> new ArrayList<>()).add(l);
-                log(String.format(Locale.ROOT, "round %d %-24s %d changes: p50 %.1f ms, p99 %.1f ms, max %.1f ms"
-                                + " (streaming %.2f s after start), peak heap %.0f MB", r + 1, k.name(), l.changes,
+                if (r >= 0) {
+                    results.computeIfAbsent(id, x -> new ArrayList<>()).add(l);
+                }
+                log(String.format(Locale.ROOT, "%s %-24s %d changes: p50 %.1f ms, p99 %.1f ms, max %.1f ms"
+                                + " (streaming %.2f s after start), peak heap %.0f MB",
+                        r < 0 ? "warm-up " + (r + o.warmup() + 1) : "round " + (r + 1), k.name(), l.changes,
                         l.p50 / 1e3, l.p99 / 1e3, l.max / 1e3, l.toProbe, mb(l.peakHeap)));
             }
         }
@@ -335,7 +340,7 @@ public final class E2eBenchmark {
         Long transactions;
         int clients = 4;
         int rounds = 3;
-        int warmup = 1;
+        Integer warmup;
         boolean latency;
         double rate = 500;
         List<String> contenders = new ArrayList<>(CONTENDERS.keySet());
@@ -345,6 +350,10 @@ public final class E2eBenchmark {
 
         long transactions() {
             return transactions != null ? transactions : latency ? 10_000 : 20_000;
+        }
+
+        int warmup() {
+            return warmup != null ? warmup : latency ? 1 : 2;
         }
 
         long timeoutNanos() {
