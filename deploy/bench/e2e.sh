@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# End-to-end capture benchmark: row changes/s and commit-to-capture latency of each contender on one pgbench
+# workload, Debezium 3.6's embedded PostgreSQL connector (capture only, no sink) being the reference
+# (io.walshadow.bench.e2e.E2eBenchmark in the bench module).
+#
+#   deploy/bench/e2e.sh                             pgbench -i -s 10, every contender's slot, 20000 TPC-B-like
+#                                                   transactions over 4 clients (80000 row changes), then each
+#                                                   contender catches up from its slot: 2 warm-ups + 3 rounds
+#   deploy/bench/e2e.sh --transactions 50000 --clients 8 --rounds 5
+#   deploy/bench/e2e.sh --latency --rate 500        per round, a fresh slot and a live capture while pgbench -R 500
+#                                                   runs 10000 transactions: p50/p99/max commit-to-capture latency
+#                                                   (1 untimed warm-up round + 3 rounds)
+#   deploy/bench/e2e.sh --debezium poll.interval.ms=50    override a Debezium setting (repeatable)
+#
+# Every option is described in the class comment. Throughput prints, per contender (medians over the rounds):
+# changes captured, seconds, rows/s, ratio to Debezium, time to the first change, JVM and walsender CPU time,
+# peak heap. Slots are named walshadow_bench_e2e_<contender>; they, the publication and the scratch database
+# walshadow_bench_e2e are dropped at the end (--keep keeps the database), and leftovers of an interrupted run are
+# dropped at the next start.
+#
+# The program runs in a JVM of its own (not Maven's: its heap and CPU time are measured), with
+# BENCH_JAVA_OPTS (default -Xmx2g) and BENCH_LOG_LEVEL (default WARN) for the engines' logs. Built with a reactor
+# build of the bench module and what it depends on; nothing is installed into the local repository. The machine
+# should be otherwise idle for meaningful figures.
+set -euo pipefail
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+ROOT=$(cd "$HERE/../.." && pwd)
+# shellcheck source=../local/toolchain.sh
+source "$ROOT/deploy/local/toolchain.sh"
+
+bash "$ROOT/deploy/local/stack.sh" start
+eval "$(bash "$ROOT/deploy/local/stack.sh" env)"
+
+cd "$ROOT"
+echo "[bench] building (mvn -pl bench -am package -DskipTests)" >&2
+mvn -B -q -o -pl bench -am package -DskipTests || mvn -B -q -pl bench -am package -DskipTests
+# shellcheck disable=SC2086 # BENCH_JAVA_OPTS is a list of options
+exec java ${BENCH_JAVA_OPTS:--Xmx2g} -Dbench.logLevel="${BENCH_LOG_LEVEL:-WARN}" \
+  -cp "bench/target/classes:$(cat bench/target/runtime.classpath)" io.walshadow.bench.e2e.E2eBenchmark "$@"
