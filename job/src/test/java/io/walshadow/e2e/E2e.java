@@ -121,12 +121,12 @@ public final class E2e implements AutoCloseable {
     /** Throws the failure of a job that ended (a test waiting for it would otherwise wait for nothing). */
     public void failFastIfAJobFailed() {
         for (JobClient j : jobs) {
+            java.util.concurrent.CompletableFuture<?> result = j.getJobExecutionResult();
+            if (!result.isDone()) {
+                continue;
+            }
             try {
-                org.apache.flink.api.common.JobStatus st = j.getJobStatus().get();
-                if (st.isGloballyTerminalState()) {
-                    j.getJobExecutionResult().get(); // throws the job's failure
-                    throw new IllegalStateException("job " + j.getJobID() + " ended: " + st);
-                }
+                result.get();
             } catch (java.util.concurrent.ExecutionException e) {
                 Throwable root = e;
                 while (root.getCause() != null) {
@@ -137,6 +137,7 @@ public final class E2e implements AutoCloseable {
                 Thread.currentThread().interrupt();
                 throw new IllegalStateException(e);
             }
+            throw new IllegalStateException("job " + j.getJobID() + " ended");
         }
     }
 

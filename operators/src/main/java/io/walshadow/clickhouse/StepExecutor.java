@@ -46,9 +46,19 @@ public final class StepExecutor {
             sql(c.sql());
             refreshView(t);
         } else if (step instanceof SinkStep.AddColumn a) {
-            if (!columns(t).containsKey(a.column())) {
+            Map<String, String> cols = columns(t);
+            if (!cols.containsKey(a.column())) {
+                // after the last source column, so the replication columns stay at the end
+                String after = null;
+                for (String c : cols.keySet()) {
+                    if (c.equals(DestinationSchema.LSN)) {
+                        break;
+                    }
+                    after = c;
+                }
                 sql("ALTER TABLE " + name(t) + " ADD COLUMN " + (caps.addColumnIfNotExists() ? "IF NOT EXISTS " : "")
-                        + quote(a.column()) + " " + a.type() + (a.defaultExpr().isEmpty() ? "" : " DEFAULT " + a.defaultExpr()));
+                        + quote(a.column()) + " " + a.type() + (a.defaultExpr().isEmpty() ? "" : " DEFAULT " + a.defaultExpr())
+                        + (after == null ? "" : " AFTER " + quote(after)));
             }
             refreshView(t);
         } else if (step instanceof SinkStep.DropColumn d) {

@@ -65,7 +65,7 @@ import org.slf4j.LoggerFactory;
  * <p>Metrics (group {@code clickhouse_sink}): counters {@code rows_staged}, {@code bytes_staged}, {@code flushes},
  * {@code writer_retries}, {@code toast_values_filled_default} (out-of-line TOAST values written as NULL/empty until
  * the TOAST stage resolves them), {@code rows_skipped_dropped_table}, {@code changes_superseded_by_rewrite},
- * {@code ddl_steps}.
+ * {@code ddl_steps}, {@code toast_chunk_changes_skipped} (changes of {@code pg_toast} relations: the TOAST stage's).
  */
 final class ClickHouseSinkWriter implements CommittingSinkWriter<Drained, SinkBatch>,
         StatefulSinkWriter<Drained, SinkWriterState> {
@@ -113,6 +113,7 @@ final class ClickHouseSinkWriter implements CommittingSinkWriter<Drained, SinkBa
     private final Counter skippedDropped;
     private final Counter superseded;
     private final Counter ddlSteps;
+    private final Counter toastChunks;
 
     private static final class Stage {
         final String name;
@@ -153,6 +154,7 @@ final class ClickHouseSinkWriter implements CommittingSinkWriter<Drained, SinkBa
         skippedDropped = g.counter("rows_skipped_dropped_table");
         superseded = g.counter("changes_superseded_by_rewrite");
         ddlSteps = g.counter("ddl_steps");
+        toastChunks = g.counter("toast_chunk_changes_skipped");
         Counter retries = g.counter("writer_retries");
         ch = options.connect();
         retry = new Retrier(options.retryTimeout(), retries::inc);
@@ -248,6 +250,9 @@ final class ClickHouseSinkWriter implements CommittingSinkWriter<Drained, SinkBa
     private void catalog(DrainedCatalog cat) throws SQLException {
         loadTypes(); // new enums, domains, composites may come with the DDL
         for (CatalogChange change : cat.changes()) {
+            if (isToast(change.after()) || isToast(change.before())) {
+                continue; // TOAST relations get mirrors (the TOAST stage), not destination tables
+            }
             DestTable current = tables.get(change.relOid());
             SchemaPlanner.Plan plan = planner.plan(current, change, cat.commitLsn(), types, values);
             addSteps(plan.steps());
@@ -280,7 +285,7 @@ final class ClickHouseSinkWriter implements CommittingSinkWriter<Drained, SinkBa
 
     private void truncate(TruncateChange t) {
         for (RelationDescriptor d : t.relations()) {
-            DestTable dest = tables.get(d.relOid());
+            DestTable dest = isToast(d) ? null : tables.get(d.relOid());
             if (dest != null) {
                 addSteps(List.of(new SinkStep.Truncate(dest.destName())));
                 storageMoved.remove(d.relOid());
@@ -288,7 +293,15 @@ final class ClickHouseSinkWriter implements CommittingSinkWriter<Drained, SinkBa
         }
     }
 
+    private static boolean isToast(RelationDescriptor d) {
+        return d != null && d.relkind() == 't';
+    }
+
     private void row(DrainedChange c, RowChange r) {
+        if (isToast(r.descriptor())) {
+            toastChunks.inc(); // reassembled by the TOAST stage; until then the sink only counts them
+            return;
+        }
         int rel = r.relOid();
         RelFileLocator rewritten = rewrittenTo.get(rel);
         if (rewritten != null && !rewritten.equals(r.rel())) {

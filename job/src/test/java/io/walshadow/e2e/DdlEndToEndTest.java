@@ -1,0 +1,116 @@
+package io.walshadow.e2e;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.walshadow.testing.LocalPg;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/**
+ * DDL in the WAL stream reaches ClickHouse in order, before the rows that depend on it: after each step the
+ * destination tables equal PostgreSQL's, value by value, with the shape PostgreSQL has at that point.
+ */
+class DdlEndToEndTest {
+    @Test
+    void schemaChangesApplyInOrder() throws Exception {
+        try (E2e e = new E2e("e2e_ddl")) {
+            String t = e.schema + ".t";
+            LocalPg.exec(e.pg, "CREATE TABLE " + t + " (id int PRIMARY KEY, a text, b int, c numeric(10,2))",
+                    "CREATE TABLE " + e.schema + ".nk (x int, y text)");
+            e.start();
+            LocalPg.exec(e.pg, "INSERT INTO " + t + " SELECT g, 'a' || g, g, g / 4.0 FROM generate_series(1, 50) g",
+                    "INSERT INTO " + e.schema + ".nk SELECT g, 'y' || g FROM generate_series(1, 30) g");
+            step(e, Map.of("t", 50, "nk", 30));
+
+            // ADD COLUMN with a default: old rows read the default in both databases
+            LocalPg.exec(e.pg, "ALTER TABLE " + t + " ADD COLUMN d int DEFAULT 5",
+                    "INSERT INTO " + t + " (id, a, b, c, d) VALUES (51, 'new', 51, 1, 7)");
+            step(e, Map.of("t", 51, "nk", 30));
+            // DROP, RENAME, a type change without rewrite, rows in between. Each DDL waits for the job: a later
+            // DDL already in the live catalog when the job reaches an earlier one makes the decoder fail closed
+            // on the rows in between (catalog ahead of the stream, see docs/architecture.md).
+            LocalPg.exec(e.pg, "ALTER TABLE " + t + " DROP COLUMN b", "UPDATE " + t + " SET a = a || '+' WHERE id < 5");
+            e.awaitCaughtUp(Duration.ofSeconds(120));
+            LocalPg.exec(e.pg, "ALTER TABLE " + t + " RENAME COLUMN a TO a2", "UPDATE " + t + " SET a2 = 'renamed' WHERE id = 6");
+            e.awaitCaughtUp(Duration.ofSeconds(120));
+            LocalPg.exec(e.pg, "ALTER TABLE " + t + " ALTER COLUMN c TYPE numeric(12,2)", "UPDATE " + t + " SET c = 1234567890.12 WHERE id = 7");
+            step(e, Map.of("t", 51, "nk", 30));
+            assertEquals(List.of("id", "a2", "c", "d", "_lsn"), chColumns(e, "t").subList(0, 5),
+                    "ClickHouse columns follow PostgreSQL's: " + chColumns(e, "t"));
+            // DDL and DML in one transaction: rows before the ALTER (old shape) and after it (new shape)
+            LocalPg.exec(e.pg, "BEGIN", "INSERT INTO " + t + " (id, a2, c) VALUES (60, 'pre-alter', 2)",
+                    "ALTER TABLE " + t + " ADD COLUMN e text DEFAULT 'dflt'", "INSERT INTO " + t + " (id, a2, c, e) VALUES (61, 'post', 3, 'e61')",
+                    "UPDATE " + t + " SET e = 'upd' WHERE id = 1", "COMMIT");
+            step(e, Map.of("t", 53, "nk", 30));
+            // a rewriting type change (every row re-inserted by the rewrite), on a keyed and a keyless table
+            LocalPg.exec(e.pg, "ALTER TABLE " + t + " ALTER COLUMN d TYPE bigint");
+            e.awaitCaughtUp(Duration.ofSeconds(120));
+            LocalPg.exec(e.pg, "ALTER TABLE " + e.schema + ".nk ALTER COLUMN x TYPE bigint", "UPDATE " + e.schema + ".nk SET y = 'after rewrite' WHERE x = 3",
+                    "DELETE FROM " + e.schema + ".nk WHERE x = 4");
+            step(e, Map.of("t", 53, "nk", 29));
+            // ... and of the primary key column: the destination is recreated, the rewrite refills it
+            LocalPg.exec(e.pg, "ALTER TABLE " + t + " ALTER COLUMN id TYPE bigint", "UPDATE " + t + " SET e = 'k' WHERE id = 2");
+            step(e, Map.of("t", 53, "nk", 29));
+            // TRUNCATE with rows before and after it in the same transaction; TRUNCATE of the keyless table
+            LocalPg.exec(e.pg, "BEGIN", "INSERT INTO " + t + " (id, a2) VALUES (100, 'gone')", "TRUNCATE " + t,
+                    "INSERT INTO " + t + " (id, a2) VALUES (101, 'after truncate'), (102, 'x')", "COMMIT",
+                    "TRUNCATE " + e.schema + ".nk", "INSERT INTO " + e.schema + ".nk VALUES (1, 'one')");
+            step(e, Map.of("t", 2, "nk", 1));
+            // CREATE TABLE + rows in one transaction; rename a table; VACUUM FULL of a keyed table
+            LocalPg.exec(e.pg, "BEGIN", "CREATE TABLE " + e.schema + ".fresh (k text PRIMARY KEY, v jsonb)",
+                    "INSERT INTO " + e.schema + ".fresh VALUES ('a', '{\"x\": 1}'), ('b', '[]')", "COMMIT",
+                    "ALTER TABLE " + t + " RENAME TO t2", "INSERT INTO " + e.schema + ".t2 (id, a2) VALUES (103, 'renamed table')");
+            e.awaitCaughtUp(Duration.ofSeconds(120));
+            LocalPg.exec(e.pg, "VACUUM FULL " + e.schema + ".t2", "UPDATE " + e.schema + ".t2 SET a2 = 'after vacuum' WHERE id = 101");
+            step(e, Map.of("t2", 3, "nk", 1, "fresh", 2));
+            assertTrue(!chTables(e).contains(e.schema + "__t"), "old name gone: " + chTables(e));
+            // DROP TABLE: retained under another name, the name free for a new table
+            LocalPg.exec(e.pg, "DROP TABLE " + e.schema + ".fresh");
+            e.awaitCaughtUp(Duration.ofSeconds(120));
+            LocalPg.exec(e.pg, "CREATE TABLE " + e.schema + ".fresh (k int PRIMARY KEY)",
+                    "INSERT INTO " + e.schema + ".fresh VALUES (1)");
+            step(e, Map.of("t2", 3, "nk", 1, "fresh", 1));
+            assertTrue(chTables(e).stream().anyMatch(n -> n.startsWith(e.schema + "__fresh__dropped_")),
+                    "dropped table retained: " + chTables(e));
+            String schemaChanges = e.ch.queryString("SELECT countIf(schema_change) FROM `" + e.chDatabase
+                    + "`.`_walshadow_commit_log` FINAL");
+            assertTrue(Long.parseLong(schemaChanges) >= 10, "commit log flags schema changes: " + schemaChanges);
+        }
+    }
+
+    /** VACUUM FULL moves rows of a table without a key to new TIDs without row records: the job stops, clearly. */
+    @Test
+    void vacuumFullOfTableWithoutKeyFailsClosed() throws Exception {
+        try (E2e e = new E2e("e2e_vac")) {
+            LocalPg.exec(e.pg, "CREATE TABLE " + e.schema + ".nk (x int, y text)");
+            e.start();
+            LocalPg.exec(e.pg, "INSERT INTO " + e.schema + ".nk SELECT g, 'y' FROM generate_series(1, 20) g",
+                    "DELETE FROM " + e.schema + ".nk WHERE x < 10", "VACUUM FULL " + e.schema + ".nk");
+            IllegalStateException failure = assertThrows(IllegalStateException.class,
+                    () -> e.awaitCaughtUp(Duration.ofSeconds(60)));
+            assertTrue(failure.getMessage().contains("VACUUM FULL or CLUSTER")
+                    && failure.getMessage().contains(e.schema + ".nk"), failure.getMessage());
+            assertNotNull(failure);
+        }
+    }
+
+    private static void step(E2e e, Map<String, Integer> expectedRows) throws Exception {
+        e.awaitCaughtUp(Duration.ofSeconds(120));
+        assertEquals(new java.util.TreeMap<>(expectedRows), e.assertAllTablesEqual());
+    }
+
+    private static List<String> chColumns(E2e e, String table) {
+        return e.ch.queryTsv("DESCRIBE TABLE `" + e.chDatabase + "`.`" + e.schema + "__" + table + "`").stream()
+                .map(r -> r[0]).toList();
+    }
+
+    private static List<String> chTables(E2e e) {
+        return e.ch.queryTsv("SELECT name FROM system.tables WHERE database = '" + e.chDatabase + "'").stream()
+                .map(r -> r[0]).toList();
+    }
+}
