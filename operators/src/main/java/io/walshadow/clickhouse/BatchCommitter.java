@@ -56,6 +56,7 @@ public final class BatchCommitter {
             return false;
         }
         writeWatermark(b, 0);
+        Faults.at("commit.begin");
         String q = "SELECT max(step) + 1, count() FROM " + table(SinkTables.PROGRESS) + " WHERE sink = " + sink
                 + " AND batch = " + b.batch();
         String[] progress = retry.call(q, () -> ch.queryTsv(q)).get(0);
@@ -67,13 +68,16 @@ public final class BatchCommitter {
         List<SinkStep> list = b.steps();
         for (int i = resumeAt; i < list.size(); i++) {
             SinkStep s = list.get(i);
+            Faults.at("commit.step");
             steps.execute(s, b.batch(), b.sinkId() + "-" + b.batch() + "-" + i);
             if (!(s instanceof SinkStep.Insert)) {
                 steps.sql("INSERT INTO " + table(SinkTables.PROGRESS) + " (sink, batch, step, done_at) VALUES ("
                         + sink + ", " + b.batch() + ", " + i + ", now())");
             }
         }
+        Faults.at("commit.finish");
         writeWatermark(b, 1);
+        Faults.at("commit.cleanup");
         dropStaging(b);
         return true;
     }

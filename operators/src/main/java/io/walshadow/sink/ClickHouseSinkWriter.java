@@ -13,6 +13,7 @@ import io.walshadow.clickhouse.ClickHouseConnection;
 import io.walshadow.clickhouse.ClickHouseException;
 import io.walshadow.clickhouse.ColumnCodec;
 import io.walshadow.clickhouse.DestinationSchema;
+import io.walshadow.clickhouse.Faults;
 import io.walshadow.clickhouse.Retrier;
 import io.walshadow.clickhouse.RowBinaryBuffer;
 import io.walshadow.clickhouse.RowEncoder;
@@ -225,6 +226,7 @@ final class ClickHouseSinkWriter implements CommittingSinkWriter<Drained, SinkBa
 
     @Override
     public void write(Drained d, Context context) throws IOException, InterruptedException {
+        Faults.at("writer.write");
         try {
             if (d instanceof DrainedChange c) {
                 if (c.change() instanceof RowChange r) {
@@ -446,6 +448,7 @@ final class ClickHouseSinkWriter implements CommittingSinkWriter<Drained, SinkBa
     }
 
     private void insert(String stage, RowBinaryBuffer b) throws InterruptedException {
+        Faults.at("writer.flush");
         retry.call("INSERT INTO " + stage, () -> ch.insertRowBinary(
                 DestinationSchema.quote(ch.database()) + "."
                         + DestinationSchema.quote(stage), b));
@@ -457,6 +460,7 @@ final class ClickHouseSinkWriter implements CommittingSinkWriter<Drained, SinkBa
     @Override
     public Collection<SinkBatch> prepareCommit() throws IOException, InterruptedException {
         flush(false);
+        Faults.at("writer.prepareCommit");
         if (commits == 0 && steps.isEmpty()) {
             return List.of();
         }
