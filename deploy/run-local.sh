@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
-# The embedded default: start the local PostgreSQL 15 + ClickHouse (deploy/local/stack.sh), run a demo workload,
-# and run the job in a local Flink MiniCluster (RocksDB state, checkpoints under the stack's state directory)
-# against it. Stop with Ctrl-C. Extra arguments go to the job (see docs/configuration.md).
+# The embedded default: start the local PostgreSQL 15 + ClickHouse (deploy/local/stack.sh), run the job in a local
+# Flink MiniCluster (RocksDB state, checkpoints under the stack's state directory) replicating into ClickHouse, and a
+# demo workload once the job streams. Stop with Ctrl-C. Extra arguments go to the job (see docs/configuration.md).
+# Each run starts the demo afresh: table demo_orders is recreated in PostgreSQL and its ClickHouse table dropped,
+# so what ClickHouse shows is exactly what this run replicated.
 set -euo pipefail
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 ROOT=$(cd "$HERE/.." && pwd)
@@ -15,9 +17,29 @@ SLOT=${WALSHADOW_DEMO_SLOT:-walshadow_demo}
 echo "[run] building (mvn install -DskipTests)" >&2
 (cd "$ROOT" && mvn -B -q install -DskipTests)
 
-bash "$HERE/local/demo-workload.sh" &
+psql_() { PGPASSWORD=$WALSHADOW_PG_PASSWORD "$WALSHADOW_PG_BIN/psql" -X -q -At -h "$WALSHADOW_PG_HOST" \
+  -p "$WALSHADOW_PG_PORT" -U "$WALSHADOW_PG_USER" -d "$WALSHADOW_PG_DATABASE" "$@"; }
+ch_() { bash "$HERE/local/stack.sh" ch "$@"; }
+psql_ -c "DROP TABLE IF EXISTS demo_orders"
+ch_ --query "DROP TABLE IF EXISTS $WALSHADOW_CH_DATABASE.public__demo_orders__live"
+ch_ --query "DROP TABLE IF EXISTS $WALSHADOW_CH_DATABASE.public__demo_orders"
+
+# The workload starts once the job streams from its slot (rows written before the job's catalog history begins
+# are not replicated: taking an initial snapshot is a later feature).
+(
+  for _ in $(seq 1 240); do
+    [[ $(psql_ -c "SELECT active FROM pg_replication_slots WHERE slot_name = '$SLOT'" 2>/dev/null) == t ]] && break
+    sleep 0.5
+  done
+  sleep 3
+  echo "[run] demo workload running; watch the rows arrive in ClickHouse:" >&2
+  echo "[run]   bash deploy/local/stack.sh ch --query \"SELECT status, count(), max(id) FROM $WALSHADOW_CH_DATABASE.public__demo_orders__live GROUP BY status\"" >&2
+  echo "[run]   bash deploy/local/stack.sh ch --query \"SELECT * FROM $WALSHADOW_CH_DATABASE._walshadow_committed\"" >&2
+  exec bash "$HERE/local/demo-workload.sh"
+) &
 workload=$!
 cleanup() {
+  pkill -P "$workload" 2>/dev/null || true
   kill "$workload" 2>/dev/null || true
   # The demo's slot would keep WAL forever once nobody reads it (a real deployment keeps its slot): give the
   # stopping job a moment to let go of it, then end its walsender if needed, and drop it.
@@ -45,4 +67,5 @@ mvn -B -q exec:exec -Dexec.executable=java -Dexec.classpathScope=compile \
   -Dexec.args="-Dlog4j.configurationFile=$HERE/local/log4j2-local.properties -cp %classpath io.walshadow.job.WalshadowJob \
     --pg.host $WALSHADOW_PG_HOST --pg.port $WALSHADOW_PG_PORT --pg.database $WALSHADOW_PG_DATABASE \
     --pg.user $WALSHADOW_PG_USER --pg.sslmode disable --slot $SLOT \
-    --checkpoint.dir file://$WALSHADOW_STATE_DIR/demo-checkpoints $*"
+    --clickhouse.url $WALSHADOW_CH_URL --clickhouse.user $WALSHADOW_CH_USER --clickhouse.database $WALSHADOW_CH_DATABASE \
+    --checkpoint.interval 2s --checkpoint.dir file://$WALSHADOW_STATE_DIR/demo-checkpoints $*"
