@@ -13,6 +13,7 @@ source "$HERE/local/toolchain.sh"
 bash "$HERE/local/stack.sh" start
 eval "$(bash "$HERE/local/stack.sh" env)"
 SLOT=${WALSHADOW_DEMO_SLOT:-walshadow_demo}
+# Replicated tables: the demo's (set WALSHADOW_DEMO_TABLES, e.g. "public.*", to replicate your own too).
 
 echo "[run] building (mvn install -DskipTests)" >&2
 (cd "$ROOT" && mvn -B -q install -DskipTests)
@@ -67,5 +68,6 @@ mvn -B -q exec:exec -Dexec.executable=java -Dexec.classpathScope=compile \
   -Dexec.args="-Dlog4j.configurationFile=$HERE/local/log4j2-local.properties -cp %classpath io.walshadow.job.WalshadowJob \
     --pg.host $WALSHADOW_PG_HOST --pg.port $WALSHADOW_PG_PORT --pg.database $WALSHADOW_PG_DATABASE \
     --pg.user $WALSHADOW_PG_USER --pg.sslmode disable --slot $SLOT \
+    --tables.include ${WALSHADOW_DEMO_TABLES:-public.demo_*} \
     --clickhouse.url $WALSHADOW_CH_URL --clickhouse.user $WALSHADOW_CH_USER --clickhouse.database $WALSHADOW_CH_DATABASE \
     --checkpoint.interval 2s --checkpoint.dir file://$WALSHADOW_STATE_DIR/demo-checkpoints $*"
