@@ -1,19 +1,26 @@
 #!/usr/bin/env node
 // Runs SQL statements, in order, in ONE chDB session (tables persist from statement to statement) on a fresh
-// temporary data path that is deleted at exit. chDB is the ClickHouse engine in-process: there is no server to
-// talk to, so tests that need a modern engine hand their SQL to this script (io.walshadow.testing.Chdb does).
+// temporary data path (under $TMPDIR) that is deleted at exit. chDB is the ClickHouse engine in-process: there is
+// no server to talk to, so tests that need a modern engine hand their SQL to this script (io.walshadow.testing.Chdb
+// and ChdbSession do).
 //
 //   node chdb-run.mjs STATEMENTS.json      (or "-" to read the JSON from stdin)
+//   node chdb-run.mjs --serve              (one request at a time on stdin, until stdin ends)
 //
-// Input: a JSON array of strings, one statement each (no splitting on ';', so a statement may contain any text).
-// Output on stdout, per statement in order: a header line
+// Batch mode input: a JSON array of strings, one statement each (no splitting on ';', so a statement may contain
+// any text). Output on stdout, per statement in order: a header line
 //   #chdb-result <index> <byteLength>\n
 // followed by exactly <byteLength> bytes of the statement's result as TabSeparated (empty for DDL and INSERT).
 // Framing by length rather than by a marker line: TabSeparated data may contain any line, a length cannot lie.
 // A statement that carries its own FORMAT clause gets that format instead.
-//
 // Exit 0 when all ran. Exit 3 when a statement failed: stdout holds the results before it, stderr names the
 // statement's 0-based index, its first line and chDB's message. Exit 2 for usage errors or when chDB cannot load.
+//
+// Serve mode, for a caller that decides its next statement from the last result (the sink's committer does): each
+// request is "<byteLength>\n" and that many bytes of UTF-8 SQL; each answer is "#chdb-result <byteLength>\n" and
+// the TabSeparated result, or "#chdb-error <byteLength>\n" and chDB's message (the session stays usable). Exit 0
+// when stdin ends, 2 for a malformed request or when chDB cannot load.
+//
 // chDB comes from $WALSHADOW_CHDB_DIR (deploy/local/chdb.sh path), else the stack's default state dir.
 import { createRequire } from 'node:module';
 import fs from 'node:fs';
@@ -26,17 +33,20 @@ function fail(code, msg) {
 }
 
 if (process.argv.length !== 3) {
-  fail(2, 'usage: node chdb-run.mjs STATEMENTS.json|-');
+  fail(2, 'usage: node chdb-run.mjs STATEMENTS.json|-|--serve');
 }
-let statements;
-try {
-  const src = process.argv[2] === '-' ? fs.readFileSync(0, 'utf8') : fs.readFileSync(process.argv[2], 'utf8');
-  statements = JSON.parse(src);
-} catch (e) {
-  fail(2, `cannot read statements: ${e.message}`);
-}
-if (!Array.isArray(statements) || !statements.every((s) => typeof s === 'string')) {
-  fail(2, 'statements must be a JSON array of strings');
+const serve = process.argv[2] === '--serve';
+let statements = [];
+if (!serve) {
+  try {
+    const src = process.argv[2] === '-' ? fs.readFileSync(0, 'utf8') : fs.readFileSync(process.argv[2], 'utf8');
+    statements = JSON.parse(src);
+  } catch (e) {
+    fail(2, `cannot read statements: ${e.message}`);
+  }
+  if (!Array.isArray(statements) || !statements.every((s) => typeof s === 'string')) {
+    fail(2, 'statements must be a JSON array of strings');
+  }
 }
 
 const chdbDir = process.env.WALSHADOW_CHDB_DIR
@@ -49,11 +59,46 @@ try {
   fail(2, `cannot load chdb from ${chdbDir} (run deploy/local/chdb.sh): ${e.message}`);
 }
 
+function write(buf) {
+  // process.stdout, not fs.writeSync(1): a pipe to the caller may be non-blocking (EAGAIN on a full pipe).
+  return new Promise((resolve, reject) => process.stdout.write(buf, (e) => (e ? reject(e) : resolve())));
+}
+
+async function serveRequests(session) {
+  let buf = Buffer.alloc(0);
+  for await (const chunk of process.stdin) {
+    buf = Buffer.concat([buf, chunk]);
+    for (;;) {
+      const nl = buf.indexOf(10);
+      if (nl < 0) break;
+      const header = buf.subarray(0, nl).toString('latin1');
+      if (!/^\d+$/.test(header)) throw new Error(`malformed request header: ${header.slice(0, 80)}`);
+      const len = Number(header);
+      if (buf.length < nl + 1 + len) break;
+      const sql = buf.subarray(nl + 1, nl + 1 + len).toString('utf8');
+      buf = buf.subarray(nl + 1 + len);
+      let kind = 'result';
+      let body;
+      try {
+        body = Buffer.from((await session.queryAsync(sql, { format: 'TabSeparated' })).bytes());
+      } catch (e) {
+        kind = 'error';
+        body = Buffer.from(String(e.message), 'utf8');
+      }
+      await write(Buffer.concat([Buffer.from(`#chdb-${kind} ${body.length}\n`, 'latin1'), body]));
+    }
+  }
+  if (buf.length > 0) throw new Error(`stdin ended inside a request (${buf.length} bytes left)`);
+}
+
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'walshadow-chdb-'));
 let session;
 let exitCode = 0;
 try {
   session = new Session(dataDir);
+  if (serve) {
+    await serveRequests(session);
+  }
   for (let i = 0; i < statements.length; i++) {
     let bytes;
     try {

@@ -29,12 +29,12 @@ import org.slf4j.LoggerFactory;
 public final class BatchCommitter {
     private static final Logger LOG = LoggerFactory.getLogger(BatchCommitter.class);
 
-    private final ClickHouseConnection ch;
+    private final ClickHouseSql ch;
     private final StepExecutor steps;
     private final Retrier retry;
     private final String db;
 
-    public BatchCommitter(ClickHouseConnection ch, ServerCapabilities caps, Retrier retry) {
+    public BatchCommitter(ClickHouseSql ch, ServerCapabilities caps, Retrier retry) {
         this.ch = ch;
         this.retry = retry;
         this.db = ch.database();

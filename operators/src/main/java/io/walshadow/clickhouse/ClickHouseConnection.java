@@ -23,7 +23,7 @@ import java.util.concurrent.TimeoutException;
  * {@code FORMAT TabSeparated} to the SQL (the {@code X-ClickHouse-Format} header is ignored by 18.16) and parses
  * the raw stream. The password is never logged nor put in {@link #toString()} or exception messages.
  */
-public final class ClickHouseConnection implements AutoCloseable {
+public final class ClickHouseConnection implements ClickHouseSql, AutoCloseable {
     private static final long TIMEOUT_SECONDS = 60;
 
     private final String endpoint;
@@ -64,6 +64,7 @@ public final class ClickHouseConnection implements AutoCloseable {
         return user;
     }
 
+    @Override
     public String database() {
         return database;
     }
@@ -73,7 +74,7 @@ public final class ClickHouseConnection implements AutoCloseable {
         return client.ping();
     }
 
-    /** Runs a statement that returns no rows (DDL, INSERT ... SELECT, OPTIMIZE, ...). */
+    @Override
     public void execute(String sql) {
         try (CommandResponse r = client.execute(sql).get(TIMEOUT_SECONDS, TimeUnit.SECONDS)) {
             // nothing to read
@@ -82,10 +83,8 @@ public final class ClickHouseConnection implements AutoCloseable {
         }
     }
 
-    /**
-     * Inserts RowBinary rows (every column of {@code table}, in table order) as one HTTP request; returns the rows
-     * the server reports written.
-     */
+    /** One HTTP request; returns the rows the server reports written. */
+    @Override
     public long insertRowBinary(String table, RowBinaryBuffer rows) {
         String what = "INSERT INTO " + table + " FORMAT RowBinary (" + rows.rows() + " rows, " + rows.size() + " bytes)";
         try (InsertResponse r = client.insert(table, rows::writeTo, ClickHouseFormat.RowBinary, new InsertSettings())
@@ -96,10 +95,7 @@ public final class ClickHouseConnection implements AutoCloseable {
         }
     }
 
-    /**
-     * Runs a SELECT (or SHOW / DESCRIBE) and returns its rows as TabSeparated fields, unescaped; {@code \N} reads as
-     * null. The SQL must not carry its own FORMAT clause.
-     */
+    @Override
     public List<String[]> queryTsv(String sql) {
         String full = sql.strip();
         if (full.endsWith(";")) {
@@ -114,12 +110,6 @@ public final class ClickHouseConnection implements AutoCloseable {
             throw wrap(sql, e);
         }
         return parseTsv(new String(body, StandardCharsets.UTF_8));
-    }
-
-    /** First field of the first row, or null when there is no row. */
-    public String queryString(String sql) {
-        List<String[]> rows = queryTsv(sql);
-        return rows.isEmpty() ? null : rows.get(0)[0];
     }
 
     /**

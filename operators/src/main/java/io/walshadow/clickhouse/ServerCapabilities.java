@@ -51,7 +51,7 @@ public record ServerCapabilities(String version, int major, int minor, boolean r
     private static final Pattern VERSION = Pattern.compile("^\\s*(\\d+)\\.(\\d+)");
 
     /** Queries {@code SELECT version()} on the server. */
-    public static ServerCapabilities probe(ClickHouseConnection conn) {
+    public static ServerCapabilities probe(ClickHouseSql conn) {
         String v = conn.queryString("SELECT version()");
         if (v == null) {
             throw new ClickHouseException("SELECT version()", "no row returned", null);

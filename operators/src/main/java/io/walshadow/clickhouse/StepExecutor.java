@@ -17,12 +17,12 @@ import java.util.Map;
 public final class StepExecutor {
     private static final long MUTATION_TIMEOUT_MS = 600_000;
 
-    private final ClickHouseConnection ch;
+    private final ClickHouseSql ch;
     private final ServerCapabilities caps;
     private final Retrier retry;
     private final String db;
 
-    public StepExecutor(ClickHouseConnection ch, ServerCapabilities caps, Retrier retry) {
+    public StepExecutor(ClickHouseSql ch, ServerCapabilities caps, Retrier retry) {
         this.ch = ch;
         this.caps = caps;
         this.retry = retry;

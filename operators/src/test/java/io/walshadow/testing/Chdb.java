@@ -22,7 +22,7 @@ import java.util.stream.Stream;
  * (tables live from statement to statement within the call, never across calls), executed by
  * {@code deploy/local/chdb-run.mjs}. chDB is installed by {@code deploy/local/chdb.sh} into {@code
  * $WALSHADOW_CHDB_DIR} (test.sh exports it), else {@code $WALSHADOW_STATE_DIR/chdb}. A missing or broken install
- * fails the test: it is never a reason to skip.
+ * fails the test: it is never a reason to skip. {@link ChdbSession} keeps one session open across statements.
  */
 public final class Chdb {
     public static final Duration DEFAULT_TIMEOUT = Duration.ofSeconds(120);
