@@ -82,10 +82,20 @@ public final class BatchCommitter {
         return true;
     }
 
+    /** Whether the watermark shows the batch finished; fails closed if it finished with other contents. */
     private boolean finished(SinkBatch b) throws InterruptedException {
-        String q = "SELECT count() FROM " + table(SinkTables.WATERMARK) + " WHERE sink = "
-                + ColumnCodec.quote(b.sinkId()) + " AND batch = " + b.batch() + " AND phase = 1";
-        return !"0".equals(retry.call(q, () -> ch.queryString(q)));
+        String q = "SELECT commit_seq, commit_lsn FROM " + table(SinkTables.WATERMARK) + " WHERE sink = "
+                + ColumnCodec.quote(b.sinkId()) + " AND batch = " + b.batch() + " AND phase = 1 LIMIT 1";
+        List<String[]> rows = retry.call(q, () -> ch.queryTsv(q));
+        if (rows.isEmpty()) {
+            return false;
+        }
+        if (Long.parseLong(rows.get(0)[0]) != b.lastCommitSeq() || Long.parseLong(rows.get(0)[1]) != b.lastCommitLsn()) {
+            throw new IllegalStateException("batch " + b.batch() + " of sink " + b.sinkId() + " was committed before up "
+                    + "to commit seq " + rows.get(0)[0] + ", but this committable ends at commit seq " + b.lastCommitSeq()
+                    + ": another job with the same sink id (clickhouse.sink.id) writes to " + db + "?");
+        }
+        return true;
     }
 
     private void writeWatermark(SinkBatch b, int phase) throws InterruptedException {

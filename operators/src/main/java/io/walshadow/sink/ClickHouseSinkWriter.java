@@ -60,8 +60,8 @@ import org.slf4j.LoggerFactory;
  * commit log row. At a checkpoint the batch's step list becomes the committable.
  *
  * <p>After a restore, staging partitions at or above the restored next batch were written after the checkpoint and
- * are dropped; on a fresh start every staging partition of this sink is, and batch numbers continue above any the
- * watermark has seen.
+ * are dropped; on a fresh start every staging partition of this sink is. Batch numbers always continue above any the
+ * watermark has seen, so a batch number is never used for two different batches.
  *
  * <p>Metrics (group {@code clickhouse_sink}): counters {@code rows_staged}, {@code bytes_staged}, {@code flushes},
  * {@code writer_retries}, {@code toast_values_filled_default} (out-of-line TOAST values written as NULL/empty until
@@ -170,8 +170,10 @@ final class ClickHouseSinkWriter implements CommittingSinkWriter<Drained, SinkBa
                             + "', this job is configured as '" + sinkId + "'");
                 }
                 restored.tables().forEach(t -> tables.put(t.relOid(), t));
-                batch = restored.nextBatch();
-                dropStagedFrom(batch);
+                dropStagedFrom(restored.nextBatch());
+                // Above every committed batch too: restored from an older savepoint, numbers it already used
+                // may have been committed since, with other commits in them.
+                batch = Math.max(restored.nextBatch(), nextFreshBatch());
             } else {
                 dropStagedFrom(0);
                 batch = nextFreshBatch();

@@ -174,14 +174,14 @@ class ModernEngineSinkTest {
             assertEquals(List.of(List.of("id", "Int64"), List.of("ts", "DateTime64(6, 'UTC')"),
                     List.of("price", "Nullable(Decimal(12, 3))"), List.of("remark", "Nullable(String)"),
                     List.of("tags", "Array(Nullable(String))"), List.of("uid", "Nullable(UUID)"),
-                    List.of("day", "Nullable(Date)"), List.of("label", "Nullable(String)"), List.of("_lsn", "UInt64"),
-                    List.of("_commit_lsn", "UInt64"), List.of("_xid", "UInt64"), List.of("_is_deleted", "UInt8"),
-                    List.of("qty", "Int32")),
+                    List.of("day", "Nullable(Date)"), List.of("label", "Nullable(String)"), List.of("qty", "Int32"),
+                    List.of("_lsn", "UInt64"), List.of("_commit_lsn", "UInt64"), List.of("_xid", "UInt64"),
+                    List.of("_is_deleted", "UInt8")),
                     rows(ch, "SELECT name, type FROM system.columns WHERE database = '" + db + "' AND table = '"
                             + dest + "' ORDER BY position"));
             // the rename was the native one: no add + copy (a mutation) + drop
             assertTrue(ch.log.contains("ALTER TABLE " + destSql + " RENAME COLUMN `note` TO `remark`"), ch.dump());
-            assertTrue(ch.log.contains("ALTER TABLE " + destSql + " ADD COLUMN IF NOT EXISTS `qty` Int32 DEFAULT 7"),
+            assertTrue(ch.log.contains("ALTER TABLE " + destSql + " ADD COLUMN IF NOT EXISTS `qty` Int32 DEFAULT 7 AFTER `label`"),
                     ch.dump());
             assertFalse(ch.log.stream().anyMatch(s -> s.contains(" UPDATE ")), ch.dump());
             assertEquals("0", ch.queryString("SELECT count() FROM system.mutations WHERE table = '" + dest
