@@ -29,8 +29,9 @@ import java.util.function.IntPredicate;
  *       transaction only shows the new name early; it never changes how values decode.
  *   <li>Columns: the attnums that existed at the boundary are 1..N, N = relnatts when pg_class.xmin is visible,
  *       else at least prev's column count and the highest visible attnum. A visible attribute row is exact.
- *       An invisible one within 1..N was rewritten later (DROP / RENAME / ALTER TYPE / SET DEFAULT ...): exact
- *       only if prev has the column with the same decoding-relevant fields, else ambiguous. An invisible one past
+ *       An invisible one within 1..N was rewritten later (DROP / RENAME / ALTER TYPE / SET DEFAULT ...): prev's
+ *       column when the storage at the boundary is prev's (the tuple layout is prev's: a change that keeps the
+ *       relfilenode keeps it) or prev's column has the same decoding-relevant fields; else ambiguous. An invisible one past
  *       N was added later (ADD COLUMN inserts a new row, and updates pg_class in the same transaction): it is
  *       left out, exactly, when pg_class.xmin is visible or equals the row's xmin; else ambiguous.
  *       (The deformer must fail closed on a tuple with more attributes than its descriptor: PostgreSQL never
@@ -102,6 +103,7 @@ final class RelationResolver {
                     + " and the one in use at this boundary is unknown");
         }
         char persistence = storageFromPrev && prev != null ? prev.relpersistence() : live.relpersistence();
+        boolean sameStorage = loc != null && prev != null && loc.equals(prev.locator());
 
         // 2. replica identity setting, TOAST table
         char replident = live.replident();
@@ -149,7 +151,11 @@ final class RelationResolver {
             String xid = Integer.toUnsignedString(a.xmin());
             if (c.attnum() <= bound) {
                 Column p = prev != null && c.attnum() <= prev.natts() ? prev.column(c.attnum()) : null;
-                if (p != null && Descriptors.sameForDecoding(p, c)) {
+                if (p != null && (Descriptors.sameForDecoding(p, c) || sameStorage)) {
+                    // Rewritten by a later transaction on the storage prev used: nothing between prev and this
+                    // boundary changed the row (that commit would have refreshed prev), and any change here that
+                    // kept the storage kept the tuple layout, so prev's column decodes this boundary's tuples
+                    // exactly (its name or typmod may lag until the later commit publishes them).
                     columns.add(p);
                 } else {
                     why.add("column " + c.attnum() + " (now \"" + c.name() + "\") was rewritten by xid " + xid);

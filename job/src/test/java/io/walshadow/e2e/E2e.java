@@ -132,6 +132,9 @@ public final class E2e implements AutoCloseable {
                 while (root.getCause() != null) {
                     root = root.getCause();
                 }
+                if (root instanceof org.apache.flink.runtime.client.JobCancellationException) {
+                    continue; // cancelled by the test
+                }
                 throw new IllegalStateException("job " + j.getJobID() + " failed: " + root, e);
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
