@@ -20,8 +20,10 @@
 #   logs/ch      clickhouse-server.log / .err.log / stdout.log
 #   secrets      pg_password, ch_password (mode 600, root only)
 #
-# Ports: PostgreSQL ${WALSHADOW_PG_PORT:-55432}; ClickHouse HTTP ${WALSHADOW_CH_HTTP_PORT:-18123},
-# native TCP ${WALSHADOW_CH_TCP_PORT:-19000}. All listen on 127.0.0.1 only.
+# Ports: PostgreSQL ${WALSHADOW_PG_PORT:-55432} (plain or TLS); ClickHouse HTTP ${WALSHADOW_CH_HTTP_PORT:-18123},
+# HTTPS ${WALSHADOW_CH_HTTPS_PORT:-18443}, native TCP ${WALSHADOW_CH_TCP_PORT:-19000}. All listen on 127.0.0.1 only.
+# TLS: a CA and a server certificate (localhost, 127.0.0.1) generated once into tls/; tls/ca.pem is what
+# clients verify against (WALSHADOW_TLS_CA).
 #
 # This is a dev/test stack: fsync=off. Do not keep anything valuable in it.
 set -euo pipefail
@@ -30,6 +32,7 @@ STATE=${WALSHADOW_STATE_DIR:-/var/lib/walshadow-dev}
 PG_PORT=${WALSHADOW_PG_PORT:-55432}
 CH_HTTP_PORT=${WALSHADOW_CH_HTTP_PORT:-18123}
 CH_TCP_PORT=${WALSHADOW_CH_TCP_PORT:-19000}
+CH_HTTPS_PORT=${WALSHADOW_CH_HTTPS_PORT:-18443}
 
 PG_BIN=/usr/lib/postgresql/15/bin
 PG_OS_USER=postgres
@@ -237,6 +240,32 @@ pg_init() {
     >>"$PG_DATA/postgresql.conf"
 }
 
+TLS=$STATE/tls
+
+# A private CA and a server certificate for localhost / 127.0.0.1, made once (10 years).
+tls_ensure() {
+  [[ -s $TLS/ca.pem && -s $TLS/server.pem && -s $TLS/server.key ]] && return 0
+  command -v openssl >/dev/null || die "openssl is missing (apt-get install openssl)"
+  install -d -m 755 "$TLS"
+  log "generating a local CA and server certificate in $TLS"
+  openssl req -x509 -newkey rsa:2048 -nodes -days 3650 -subj "/CN=walshadow dev CA" \
+    -keyout "$TLS/ca.key" -out "$TLS/ca.pem" >/dev/null 2>&1 || die "openssl: CA"
+  openssl req -newkey rsa:2048 -nodes -subj "/CN=localhost" -keyout "$TLS/server.key" \
+    -out "$TLS/server.csr" >/dev/null 2>&1 || die "openssl: server key"
+  printf 'subjectAltName=DNS:localhost,IP:127.0.0.1\nextendedKeyUsage=serverAuth\n' >"$TLS/server.ext"
+  openssl x509 -req -in "$TLS/server.csr" -CA "$TLS/ca.pem" -CAkey "$TLS/ca.key" -CAcreateserial -days 3650 \
+    -extfile "$TLS/server.ext" -out "$TLS/server.pem" >/dev/null 2>&1 || die "openssl: server certificate"
+  chmod 600 "$TLS/ca.key" "$TLS/server.key"
+  chmod 644 "$TLS/ca.pem" "$TLS/server.pem"
+}
+
+# Copies the server key pair where a server user can read it (each server wants its key private to itself).
+tls_install_for() {
+  local user=$1 dir=$2
+  install -o "$user" -g "$(id -gn "$user")" -m 644 "$TLS/server.pem" "$dir/server.pem"
+  install -o "$user" -g "$(id -gn "$user")" -m 600 "$TLS/server.key" "$dir/server.key"
+}
+
 pg_write_config() {
   # Rewritten on every start of a stopped cluster so that port changes etc. apply.
   cat >"$PG_DATA/walshadow.conf" <<EOF
@@ -266,6 +295,11 @@ wal_compression = off
 fsync = off
 synchronous_commit = on
 
+# TLS offered (clients choose: the tests use sslmode=disable, TlsEndToEndTest verify-full)
+ssl = on
+ssl_cert_file = 'server.pem'
+ssl_key_file = 'server.key'
+
 log_line_prefix = '%m [%p] %q%u@%d '
 log_min_messages = warning
 log_connections = off
@@ -280,6 +314,8 @@ host    replication  walshadow  127.0.0.1/32   scram-sha-256
 EOF
   chown "$PG_OS_USER:$PG_OS_USER" "$PG_DATA/walshadow.conf" "$PG_DATA/pg_hba.conf"
   chmod 600 "$PG_DATA/walshadow.conf" "$PG_DATA/pg_hba.conf"
+  tls_ensure
+  tls_install_for "$PG_OS_USER" "$PG_DATA"
 }
 
 pg_start() {
@@ -404,6 +440,18 @@ ch_write_config() {
     <listen_host>127.0.0.1</listen_host>
     <http_port>$CH_HTTP_PORT</http_port>
     <tcp_port>$CH_TCP_PORT</tcp_port>
+    <https_port>$CH_HTTPS_PORT</https_port>
+    <openSSL>
+        <server>
+            <certificateFile>$CH_ETC/server.pem</certificateFile>
+            <privateKeyFile>$CH_ETC/server.key</privateKeyFile>
+            <verificationMode>none</verificationMode>
+            <loadDefaultCAFile>false</loadDefaultCAFile>
+            <cacheSessions>true</cacheSessions>
+            <disableProtocols>sslv2,sslv3,tlsv1,tlsv1_1</disableProtocols>
+            <preferServerCiphers>true</preferServerCiphers>
+        </server>
+    </openSSL>
 
     <max_connections>512</max_connections>
     <keep_alive_timeout>3</keep_alive_timeout>
@@ -486,6 +534,8 @@ EOF
   chu=$(ch_os_user)
   chown "$chu:$(id -gn "$chu")" "$CH_ETC/config.xml" "$CH_ETC/users.xml"
   chmod 640 "$CH_ETC/config.xml" "$CH_ETC/users.xml"
+  tls_ensure
+  tls_install_for "$chu" "$CH_ETC"
 }
 
 ch_start() {
@@ -644,6 +694,8 @@ cmd_env() {
     WALSHADOW_CH_USER "$CH_APP_USER" \
     WALSHADOW_CH_PASSWORD "$chpw" \
     WALSHADOW_CH_DATABASE "$CH_DB" \
+    WALSHADOW_CH_HTTPS_URL "https://localhost:$CH_HTTPS_PORT" \
+    WALSHADOW_TLS_CA "$TLS/ca.pem" \
     WALSHADOW_STATE_DIR "$STATE"
 }
 

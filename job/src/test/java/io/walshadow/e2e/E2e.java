@@ -51,15 +51,25 @@ public final class E2e implements AutoCloseable {
                 chDatabase);
     }
 
-    /** Job arguments for this test's schema, slot and database, plus {@code extra}. */
+    /** Job arguments for this test's schema, slot and database; {@code extra} adds or overrides {@code --key value}. */
     public String[] args(String... extra) {
-        List<String> a = new ArrayList<>(List.of("--pg.host", LocalPg.host(), "--pg.port", String.valueOf(LocalPg.port()),
+        Map<String, String> a = new java.util.LinkedHashMap<>();
+        String[] defaults = {"--pg.host", LocalPg.host(), "--pg.port", String.valueOf(LocalPg.port()),
                 "--pg.database", LocalPg.database(), "--pg.user", LocalPg.user(), "--pg.sslmode", "disable",
                 "--slot", slot, "--tables.include", schema + ".*", "--clickhouse.url", LocalClickHouse.url(),
                 "--clickhouse.user", LocalClickHouse.user(), "--clickhouse.database", chDatabase,
-                "--clickhouse.retry.timeout", "20s"));
-        a.addAll(List.of(extra));
-        return a.toArray(new String[0]);
+                "--clickhouse.retry.timeout", "20s"};
+        for (String[] kv : List.of(defaults, extra)) {
+            for (int i = 0; i + 1 < kv.length; i += 2) {
+                a.put(kv[i], kv[i + 1]);
+            }
+        }
+        List<String> out = new ArrayList<>();
+        a.forEach((k, v) -> {
+            out.add(k);
+            out.add(v);
+        });
+        return out.toArray(new String[0]);
     }
 
     public JobConfig config(String... extra) {
