@@ -67,8 +67,11 @@ public final class WalshadowJob {
                 .uid(UID_SINK).name("ClickHouse sink").setParallelism(1);
     }
 
-    /** Source, decoder and transaction buffer: the committed changes, in commit order. */
-    static SingleOutputStreamOperator<Drained> transactionBuffer(StreamExecutionEnvironment env, JobConfig config) {
+    /**
+     * Source, decoder and transaction buffer: the committed changes, in commit order. Public for the benchmark
+     * programs (bench module), which end it in a counting sink instead of ClickHouse.
+     */
+    public static SingleOutputStreamOperator<Drained> transactionBuffer(StreamExecutionEnvironment env, JobConfig config) {
         // Stages pass immutable records: chained operators need no defensive copies.
         env.getConfig().enableObjectReuse();
         return env.fromSource(new WalSource(config.pg(), config.source()), WatermarkStrategy.noWatermarks(), "WAL source")

@@ -89,6 +89,12 @@ public final class XactBufferOperator extends KeyedProcessOperator<Integer, Buff
     @Override
     public void open() throws Exception {
         super.open(); // opens the function: its state handles exist from here on
+        if (getKeyedStateBackend() instanceof org.apache.flink.runtime.state.heap.HeapKeyedStateBackend) {
+            // The drain of a large family relies on RocksDB iterating a key's map in key order (a small one would
+            // drain right by point lookups, so without this a heap backend would fail only at a large commit).
+            throw new IllegalStateException("the transaction buffer needs the RocksDB state backend"
+                    + " (state.backend.type: rocksdb), not the heap backend");
+        }
         XactBuffer buffer = (XactBuffer) userFunction;
         List<Integer> keys;
         // Collected first: the drops below delete keys of the state being iterated.

@@ -136,6 +136,14 @@ class XactBufferTest {
             a.setAutoCommit(true);
             // g. DDL alone: no rows, but a commit marker carrying the catalog change
             LocalPg.exec(c, "ALTER TABLE " + table + " ADD COLUMN z text");
+            // h. a family of more entries than the buffer reads by point lookups: drained by RocksDB's iteration,
+            //    with a rolled-back savepoint inside, cleared by MapState.clear()
+            assertTrue(XactBuffer.POINT_LOOKUP_MAX_ENTRIES < 2000);
+            LocalPg.exec(c, "BEGIN", "INSERT INTO " + table + " (id, v) SELECT -g, 'large' FROM generate_series(1, 1500) g",
+                    "SAVEPOINT l", "INSERT INTO " + table + " (id, v) SELECT -g, 'rolled back'"
+                            + " FROM generate_series(1501, 2000) g", "ROLLBACK TO SAVEPOINT l",
+                    "UPDATE " + table + " SET v = 'large updated' WHERE id = -1",
+                    "DELETE FROM " + table + " WHERE id = -2", "COMMIT");
             LocalPg.exec(c, "INSERT INTO " + table + " VALUES (999, 'end')");
 
             awaitTrue(Duration.ofSeconds(120), () -> rows(out).stream().anyMatch(r -> r.contains("v=end")), out);
@@ -212,7 +220,8 @@ class XactBufferTest {
                 }
             }
             List<DrainedCommit> ours = commits.stream().filter(dc -> ourSeqs.contains(dc.commitSeq())).toList();
-            assertEquals(7, ours.size(), "commits a, b, c, B, A, f, end (the abort drains nothing): " + ours);
+            assertEquals(8, ours.size(), "commits a, b, c, B, A, f, h, end (the abort drains nothing): " + ours);
+            assertEquals(1502, ours.get(6).changes(), "the large family h: 1500 inserts, an update, a delete");
             // B committed first: its rows come out first, in its commit, in WAL order.
             List<String> interleaved = new ArrayList<>();
             for (Object[] o : out) {

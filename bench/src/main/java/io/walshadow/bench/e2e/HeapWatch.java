@@ -18,18 +18,19 @@ import javax.management.openmbean.CompositeData;
 /**
  * Peak heap in use during a capture, from GC notifications: each collection reports the heap pools' use before it
  * (the peak is reached just before a collection) and after it (live data plus garbage not yet collected). As in
- * {@code DecodeBenchmark}: a measurement starts from a collected heap.
+ * {@code DecodeBenchmark}: a measurement starts from a collected heap. Shared with the transaction buffer
+ * benchmark ({@code io.walshadow.bench.buffer}), which splits a measurement into phases with {@link #lap}.
  */
-final class HeapWatch implements NotificationListener {
+public final class HeapWatch implements NotificationListener {
     /** Peak use and the most in use right after a collection, in bytes. */
-    record Peak(long peak, long afterGc) {}
+    public record Peak(long peak, long afterGc) {}
 
     private final Set<String> heapPools = new HashSet<>();
     private final AtomicLong peakBefore = new AtomicLong();
     private final AtomicLong maxAfter = new AtomicLong();
     private final AtomicLong notifications = new AtomicLong();
 
-    static HeapWatch install() {
+    public static HeapWatch install() {
         HeapWatch w = new HeapWatch();
         for (MemoryPoolMXBean p : ManagementFactory.getMemoryPoolMXBeans()) {
             if (p.getType() == MemoryType.HEAP) {
@@ -66,7 +67,7 @@ final class HeapWatch implements NotificationListener {
     }
 
     /** A full GC, then waits for its notification, then starts from the heap in use. */
-    void begin() throws InterruptedException {
+    public void begin() throws InterruptedException {
         long seen = notifications.get();
         System.gc();
         for (int i = 0; i < 100 && notifications.get() == seen; i++) {
@@ -79,9 +80,21 @@ final class HeapWatch implements NotificationListener {
     }
 
     /** The peak since {@link #begin}, the heap in use now included. */
-    Peak end() throws InterruptedException {
+    public Peak end() throws InterruptedException {
         long now = ManagementFactory.getMemoryMXBean().getHeapMemoryUsage().getUsed();
         Thread.sleep(20); // late notifications of collections during the capture
         return new Peak(Math.max(peakBefore.get(), now), maxAfter.get());
+    }
+
+    /**
+     * The peak since {@link #begin} or the previous lap, the heap in use now included, and starts the next phase
+     * from the heap in use now (no collection, no waiting: callable from a pipeline's thread). A collection whose
+     * notification arrives late counts in the next phase. The next phase's "after GC" starts at 0: it is the most
+     * in use right after a collection within the phase (0 if none ran).
+     */
+    public Peak lap() {
+        long now = ManagementFactory.getMemoryMXBean().getHeapMemoryUsage().getUsed();
+        Peak p = new Peak(Math.max(peakBefore.getAndSet(now), now), maxAfter.getAndSet(0));
+        return p;
     }
 }
