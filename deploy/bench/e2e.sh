@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # End-to-end capture benchmark: row changes/s and commit-to-capture latency of each contender on one pgbench
 # workload, Debezium 3.6's embedded PostgreSQL connector (capture only, no sink) being the reference
-# (io.walshadow.bench.e2e.E2eBenchmark in the bench module).
+# (io.walshadow.bench.e2e.E2eBenchmark in the bench module). Contenders: debezium, and walshadow — our job in a
+# local MiniCluster (RocksDB, checkpoints every 1 s by default) writing into ClickHouse, a change counting once it
+# is visible behind the committed watermark.
 #
 #   deploy/bench/e2e.sh                             pgbench -i -s 10, every contender's slot, 20000 TPC-B-like
 #                                                   transactions over 4 clients (80000 row changes), then each
@@ -11,10 +13,14 @@
 #                                                   runs 10000 transactions: p50/p99/max commit-to-capture latency
 #                                                   (1 untimed warm-up round + 3 rounds)
 #   deploy/bench/e2e.sh --debezium poll.interval.ms=50    override a Debezium setting (repeatable)
+#   deploy/bench/e2e.sh --walshadow checkpoint.interval=2s   override a job setting of ours (repeatable)
+#   deploy/bench/e2e.sh --latency --debezium poll.interval.ms=10   the latency reference: Debezium without its
+#                                                   500 ms waits (see DebeziumContender)
 #
 # Every option is described in the class comment. Throughput prints, per contender (medians over the rounds):
-# changes captured, seconds, rows/s, ratio to Debezium, time to the first change, JVM and walsender CPU time,
-# peak heap. Slots are named walshadow_bench_e2e_<contender>; they, the publication and the scratch database
+# changes captured, seconds, rows/s, ratio to Debezium, time to the first change, JVM, walsender and ClickHouse
+# server CPU time, peak heap; and whether walshadow met its targets (>= 2x Debezium's rows/s; p99 latency <=
+# checkpoint interval + 1 s). Slots are named walshadow_bench_e2e_<contender>; they, the publication and the scratch database
 # walshadow_bench_e2e are dropped at the end (--keep keeps the database), and leftovers of an interrupted run are
 # dropped at the next start.
 #

@@ -8,8 +8,10 @@ package io.walshadow.bench.e2e;
  * slot from where {@code prepare} left it and reporting to its {@link Tally} until the runner closes it; then
  * {@link #cleanup}. The latency mode repeats the whole cycle once per round (prepare, one live capture, cleanup).
  *
- * <p>A capture must not move the slot (no confirmed flush, no advance): the throughput rounds re-read the same WAL
- * range, and the runner fails the run if the slot's {@code restart_lsn} or {@code confirmed_flush_lsn} changed.
+ * <p>A capture must leave the slot where {@code prepare} left it once closed (no confirmed flush, no advance; or, for
+ * a physical slot, which moves as its reader confirms, a fresh copy of an anchor slot put back on close): the
+ * throughput rounds re-read the same WAL range, and the runner fails the run if the slot's {@code restart_lsn} or
+ * {@code confirmed_flush_lsn} changed.
  *
  * <p>To add a contender: implement this, name its slot with {@link Source#slotName}, and register a factory in
  * {@link E2eBenchmark#CONTENDERS}.

@@ -27,7 +27,9 @@ import java.util.function.ToDoubleFunction;
  * load and JIT-compile each contender's code). Printed per contender, medians over the rounds: row changes captured,
  * seconds (from start-up to the last change), rows/s, the ratio to the reference's rows/s, the seconds to the first
  * change (connect, slot, catalog reads) and the rows/s after it, the CPU time of this JVM and of the slot's
- * walsender process on the server (logical decoding, for a logical slot) over the capture, and the peak heap.
+ * walsender process on the server (logical decoding, for a logical slot) and of the ClickHouse server (where a
+ * contender with a sink does part of its work; others' load on the shared server shows here too) over the capture,
+ * and the peak heap.
  *
  * <p><b>Latency</b> ({@code --latency}): for each contender in turn, per round: slot, live capture, a one-change
  * probe transaction awaited (the contender is streaming), then the workload rate-limited ({@code pgbench -R}) while it
@@ -45,8 +47,10 @@ import java.util.function.ToDoubleFunction;
  *   --warmup N           untimed captures per contender before the rounds (default 2; --latency: 1 live round)
  *   --latency            latency mode instead of throughput
  *   --rate TPS           pgbench -R in latency mode, transactions per second in all (default 500)
- *   --contenders a,b     which contenders, in first-round order (default: all registered: debezium)
+ *   --contenders a,b     which contenders, in first-round order (default: all registered: debezium,walshadow)
  *   --debezium k=v       a Debezium connector/engine setting over the contender's own (repeatable)
+ *   --walshadow k=v      a job setting of ours (JobConfig key without the dashes; repeatable), e.g.
+ *                        checkpoint.interval=1s (the contender's default), clickhouse.flush.bytes=4194304
  *   --timeout-seconds S  give up on a capture after S seconds (default 600)
  *   --keep               keep the scratch database (walshadow_bench_e2e) after the run
  * </pre>
@@ -58,6 +62,7 @@ public final class E2eBenchmark {
 
     static {
         CONTENDERS.put(DebeziumContender.ID, o -> new DebeziumContender(o.debezium));
+        CONTENDERS.put(WalshadowContender.ID, o -> new WalshadowContender(o.walshadow));
     }
 
     private E2eBenchmark() {}
@@ -107,8 +112,8 @@ public final class E2eBenchmark {
     // ------------------------------------------------------------------------------------------------
 
     /** One catch-up capture. Times in seconds, heap in bytes; NaN where not measured. */
-    record Capture(long changes, double seconds, double toFirst, double jvmCpu, double walsenderCpu, long peakHeap,
-                   long afterGc) {
+    record Capture(long changes, double seconds, double toFirst, double jvmCpu, double walsenderCpu,
+                   double clickHouseCpu, long peakHeap, long afterGc) {
         double rate() {
             return changes / seconds;
         }
@@ -147,28 +152,38 @@ public final class E2eBenchmark {
                 Capture c = capture(k, src, slotAt.get(id), expected, heap, o);
                 results.computeIfAbsent(id, x -> new ArrayList<>()).add(c);
                 log(String.format(Locale.ROOT, "round %d %-24s %.3f s, %.0f rows/s (first change after %.3f s),"
-                        + " JVM CPU %.2f s, walsender CPU %.2f s, peak heap %.0f MB", r + 1, k.name(), c.seconds,
-                        c.rate(), c.toFirst, c.jvmCpu, c.walsenderCpu, mb(c.peakHeap)));
+                        + " JVM CPU %.2f s, walsender CPU %.2f s, ClickHouse CPU %.2f s, peak heap %.0f MB", r + 1,
+                        k.name(), c.seconds, c.rate(), c.toFirst, c.jvmCpu, c.walsenderCpu, c.clickHouseCpu,
+                        mb(c.peakHeap)));
             }
         }
 
         System.out.printf(Locale.ROOT, "%nEnd-to-end capture, catch-up from each contender's slot: pgbench TPC-B-like,"
                         + " scale %d, %d clients, %d transactions, %d row changes, %.1f MB of WAL; medians of %d rounds%n",
                 o.scale, o.clients, run.transactions(), expected, mb(run.walBytes()), o.rounds);
-        System.out.printf(Locale.ROOT, "%-24s %9s %8s %9s %6s | %8s %9s | %7s %9s | %9s %8s%n", "contender", "changes",
-                "seconds", "rows/s", "ratio", "1st chg", "rows/s", "JVM CPU", "walsender", "peak heap", "after GC");
+        System.out.printf(Locale.ROOT, "%-24s %9s %8s %9s %6s | %8s %9s | %7s %9s %7s | %9s %8s%n", "contender",
+                "changes", "seconds", "rows/s", "ratio", "1st chg", "rows/s", "JVM CPU", "walsender", "CH CPU",
+                "peak heap", "after GC");
         Capture ref = results.containsKey(REFERENCE) ? median(results.get(REFERENCE)) : null;
         for (Map.Entry<String, List<Capture>> e : results.entrySet()) {
             Capture m = median(e.getValue());
-            System.out.printf(Locale.ROOT, "%-24s %9d %8.3f %9.0f %5.2fx | %7.3fs %9.0f | %6.2fs %8.2fs | %6.0f MB %5.0f MB%n",
-                    cs.get(e.getKey()).name(), m.changes, m.seconds, m.rate(), ref == null ? Double.NaN : m.rate() / ref.rate(),
-                    m.toFirst, m.steadyRate(), m.jvmCpu, m.walsenderCpu, mb(m.peakHeap), mb(m.afterGc));
+            System.out.printf(Locale.ROOT, "%-24s %9d %8.3f %9.0f %5.2fx | %7.3fs %9.0f | %6.2fs %8.2fs %6.2fs | %6.0f MB"
+                            + " %5.0f MB%n", cs.get(e.getKey()).name(), m.changes, m.seconds, m.rate(),
+                    ref == null ? Double.NaN : m.rate() / ref.rate(), m.toFirst, m.steadyRate(), m.jvmCpu,
+                    m.walsenderCpu, m.clickHouseCpu, mb(m.peakHeap), mb(m.afterGc));
         }
         System.out.println("(seconds: from the contender's start to its last change; rows/s: changes / seconds; ratio: to "
                 + REFERENCE + "'s rows/s. 1st chg: seconds from the start to the first change (connect, slot, catalog);"
-                + " rows/s after it. CPU: this JVM's and the slot's walsender process's CPU time over the capture."
+                + " rows/s after it. CPU: this JVM's, the slot's walsender process's and the ClickHouse server's CPU"
+                + " time over the capture (" + WalshadowContender.ID + ": \"captured\" = visible in ClickHouse, behind"
+                + " its committed watermark; the reference captures without a sink)."
                 + " Peak heap: most heap in use during the capture, which starts from a collected heap; after GC: the most"
                 + " in use right after a collection. Each column is its own median.)");
+        if (ref != null && results.containsKey(WalshadowContender.ID)) {
+            double ratio = median(results.get(WalshadowContender.ID)).rate() / ref.rate();
+            System.out.printf(Locale.ROOT, "%s: %.2fx %s's rows/s, target >= 2x: %s%n",
+                    cs.get(WalshadowContender.ID).name(), ratio, REFERENCE, ratio >= 2 ? "met" : "NOT met");
+        }
     }
 
     private static Capture capture(Contender k, Source src, String slotAt, long expected, HeapWatch heap, Options o)
@@ -177,15 +192,18 @@ public final class E2eBenchmark {
             heap.begin();
             Tally tally = new Tally(false);
             long cpu0 = processCpuNanos();
+            double ch0 = clickHouseCpuSeconds();
             long t0 = System.nanoTime();
             Contender.Capture running = k.start(tally);
             long reached;
             long cpu1;
+            double ch1;
             double walsender;
             HeapWatch.Peak peak;
             try {
                 reached = tally.await(expected, o.timeoutNanos());
                 cpu1 = processCpuNanos();
+                ch1 = clickHouseCpuSeconds();
                 peak = heap.end();
                 walsender = walsenderCpuSeconds(pg, k.slot()); // before close: the walsender ends with the capture
             } finally {
@@ -200,7 +218,7 @@ public final class E2eBenchmark {
                         + ": later rounds would not re-read the workload");
             }
             return new Capture(expected, (reached - t0) / 1e9, (tally.firstNanos() - t0) / 1e9, (cpu1 - cpu0) / 1e9,
-                    walsender, peak.peak(), peak.afterGc());
+                    walsender, ch1 - ch0, peak.peak(), peak.afterGc());
         }
     }
 
@@ -273,7 +291,17 @@ public final class E2eBenchmark {
         }
         System.out.println("(latency of a change: the wall time the contender captured it at minus its transaction's commit"
                 + " time on the source; PostgreSQL and the benchmark share this machine's clock. Each column is its own"
-                + " median over the rounds.)");
+                + " median over the rounds. " + WalshadowContender.ID + ": captured = seen visible in ClickHouse by a reader"
+                + " polling the committed watermark every " + WalshadowContender.POLL_MS + " ms; a change becomes visible"
+                + " after the checkpoint that follows it, so the interval is part of its latency.)");
+        for (Contender k : cs.values()) {
+            if (k instanceof WalshadowContender ws && results.containsKey(WalshadowContender.ID)) {
+                double p99 = median(results.get(WalshadowContender.ID), Latency::p99) / 1e3;
+                long bound = ws.checkpointInterval().toMillis() + 1000;
+                System.out.printf(Locale.ROOT, "%s: p99 %.1f ms, target <= checkpoint interval + 1 s = %d ms: %s%n",
+                        k.name(), p99, bound, p99 <= bound ? "met" : "NOT met");
+            }
+        }
     }
 
     // ------------------------------------------------------------------------------------------------
@@ -303,16 +331,34 @@ public final class E2eBenchmark {
             if (pid == null) {
                 return Double.NaN;
             }
-            String stat = Files.readString(Path.of("/proc", pid, "stat"));
-            String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" "); // after "pid (comm) "; f[0] is field 3
-            if (clockTicks < 0) {
-                Process p = new ProcessBuilder("getconf", "CLK_TCK").start();
-                clockTicks = Long.parseLong(new String(p.getInputStream().readAllBytes()).trim());
-            }
-            return (Long.parseLong(f[11]) + Long.parseLong(f[12])) / (double) clockTicks; // utime, stime
+            return procCpuSeconds(pid);
         } catch (SQLException | IOException | RuntimeException e) {
             return Double.NaN;
         }
+    }
+
+    /**
+     * CPU time of the local ClickHouse server ({@code deploy/local/stack.sh} writes its pid file) from /proc; NaN
+     * when it cannot be read.
+     */
+    private static double clickHouseCpuSeconds() {
+        try {
+            String pid = Files.readString(Path.of(LocalPg.stateDir(), "ch", "clickhouse-server.pid")).trim();
+            return procCpuSeconds(pid);
+        } catch (IOException | RuntimeException e) {
+            return Double.NaN;
+        }
+    }
+
+    /** utime + stime of a process, in seconds. */
+    private static double procCpuSeconds(String pid) throws IOException {
+        String stat = Files.readString(Path.of("/proc", pid, "stat"));
+        String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" "); // after "pid (comm) "; f[0] is field 3
+        if (clockTicks < 0) {
+            Process p = new ProcessBuilder("getconf", "CLK_TCK").start();
+            clockTicks = Long.parseLong(new String(p.getInputStream().readAllBytes()).trim());
+        }
+        return (Long.parseLong(f[11]) + Long.parseLong(f[12])) / (double) clockTicks; // utime, stime
     }
 
     private static long processCpuNanos() {
@@ -322,8 +368,8 @@ public final class E2eBenchmark {
     /** Each field the median of its own over the rounds. */
     private static Capture median(List<Capture> cs) {
         return new Capture(cs.get(0).changes, median(cs, Capture::seconds), median(cs, Capture::toFirst),
-                median(cs, Capture::jvmCpu), median(cs, Capture::walsenderCpu), (long) median(cs, c -> c.peakHeap),
-                (long) median(cs, c -> c.afterGc));
+                median(cs, Capture::jvmCpu), median(cs, Capture::walsenderCpu), median(cs, Capture::clickHouseCpu),
+                (long) median(cs, c -> c.peakHeap), (long) median(cs, c -> c.afterGc));
     }
 
     private static <T> double median(List<T> xs, ToDoubleFunction<T> f) {
@@ -345,6 +391,7 @@ public final class E2eBenchmark {
         double rate = 500;
         List<String> contenders = new ArrayList<>(CONTENDERS.keySet());
         Map<String, String> debezium = new LinkedHashMap<>();
+        Map<String, String> walshadow = new LinkedHashMap<>();
         long timeoutSeconds = 600;
         boolean keep;
 
@@ -373,13 +420,13 @@ public final class E2eBenchmark {
                     case "--latency" -> o.latency = true;
                     case "--rate" -> o.rate = Double.parseDouble(args[++i]);
                     case "--contenders" -> o.contenders = List.of(args[++i].split(","));
-                    case "--debezium" -> {
+                    case "--debezium", "--walshadow" -> {
                         String kv = args[++i];
                         int eq = kv.indexOf('=');
                         if (eq <= 0) {
-                            throw new IllegalArgumentException("--debezium takes key=value, not " + kv);
+                            throw new IllegalArgumentException(a + " takes key=value, not " + kv);
                         }
-                        o.debezium.put(kv.substring(0, eq), kv.substring(eq + 1));
+                        (a.equals("--debezium") ? o.debezium : o.walshadow).put(kv.substring(0, eq), kv.substring(eq + 1));
                     }
                     case "--timeout-seconds" -> o.timeoutSeconds = Long.parseLong(args[++i]);
                     case "--keep" -> o.keep = true;
