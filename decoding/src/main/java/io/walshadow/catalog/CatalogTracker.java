@@ -141,7 +141,8 @@ public final class CatalogTracker {
         boolean ours = c.dbOid() == db || c.dbOid() == 0;
         Set<Integer> refresh = new TreeSet<>();
         Set<RelFileLocator> dropped = new HashSet<>();
-        Set<RelFileLocator> created = new HashSet<>();
+        // this database's relfilenodes created and not yet settled (the set is the decoder's, not a copy)
+        Set<RelFileLocator> created = ours ? c.createdLocators() : Set.of();
         if (ours) {
             refresh.addAll(c.relcacheInvalOids());
             for (RelFileLocator l : c.droppedLocators()) {
@@ -152,11 +153,6 @@ public final class CatalogTracker {
                         refresh.add(r);
                     }
                     refresh.addAll(history.relationsAwaitingDrop(l));
-                }
-            }
-            for (RelFileLocator l : c.createdLocators()) {
-                if (l.dbOid() == db) {
-                    created.add(l);
                 }
             }
         }

@@ -29,7 +29,9 @@ public record CommitInfo(long lsn, int xid, int[] subxids, int dbOid, Set<Intege
         subxids = subxids == null ? new int[0] : subxids.clone();
         relcacheInvalOids = relcacheInvalOids == null ? Set.of() : Set.copyOf(relcacheInvalOids);
         droppedLocators = droppedLocators == null ? Set.of() : Set.copyOf(droppedLocators);
-        createdLocators = createdLocators == null ? Set.of() : Set.copyOf(createdLocators);
+        // not copied: the decoder's live set (read-only here, and only during onCommit); copying it at every commit
+        // cost more than the rest of the commit's bookkeeping
+        createdLocators = createdLocators == null ? Set.of() : java.util.Collections.unmodifiableSet(createdLocators);
     }
 
     /** A commit that touched no catalog and dropped no storage. */

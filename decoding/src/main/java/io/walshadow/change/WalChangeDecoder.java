@@ -451,7 +451,7 @@ public final class WalChangeDecoder {
                     c.subxids() == null ? new int[0] : c.subxids().toIntArray(), c.dbIdOrZero(),
                     c.invals() == null ? Set.of() : c.invals().relcacheRelIds(db),
                     c.invals() != null && (c.invals().resetsAllRelations(db) || c.invals().resetsCatalog(db)),
-                    dropped, Set.copyOf(created)));
+                    dropped, created)); // only this database's are ever added
             settleCreated(changes, dropped);
             Set<RelFileLocator> deferred = deferredBy.remove(c.xid());
             if (deferred == null || deferred.isEmpty()) {

@@ -7,6 +7,7 @@ import io.walshadow.change.DrainedCommit;
 import io.walshadow.change.RowChange;
 import io.walshadow.change.TruncateChange;
 import io.walshadow.wal.Lsn;
+import java.util.HashMap;
 import java.util.Map;
 import java.util.StringJoiner;
 import java.util.TreeMap;
@@ -23,7 +24,10 @@ final class ChangeLogger extends RichMapFunction<Drained, Drained> {
     private static final Logger LOG = LoggerFactory.getLogger(ChangeLogger.class);
 
     private final long intervalMs;
-    private transient Map<String, Long> counts;
+    /** Row changes since the last line, by relation oid and operation (names looked up once per relation). */
+    private transient Map<Integer, long[]> counts;
+    private transient Map<Integer, String> names;
+    private transient Map<String, Long> truncates;
     private transient long commits;
     private transient long lastLog;
     private transient DrainedCommit lastCommit;
@@ -36,17 +40,25 @@ final class ChangeLogger extends RichMapFunction<Drained, Drained> {
     @Override
     public Drained map(Drained d) {
         if (counts == null) {
-            counts = new TreeMap<>();
+            counts = new HashMap<>();
+            names = new HashMap<>();
+            truncates = new TreeMap<>();
             lastLog = System.currentTimeMillis();
         }
         if (d instanceof DrainedChange c) {
             if (c.change() instanceof RowChange r) {
-                counts.merge(r.descriptor().qualifiedName() + " " + r.op(), 1L, Long::sum);
+                long[] n = counts.get(r.relOid());
+                if (n == null) {
+                    n = new long[RowChange.Op.values().length];
+                    counts.put(r.relOid(), n);
+                    names.put(r.relOid(), r.descriptor().qualifiedName());
+                }
+                n[r.op().ordinal()]++;
                 if (r.newValues() != null) {
                     latest = r;
                 }
             } else if (c.change() instanceof TruncateChange t) {
-                t.relations().forEach(rel -> counts.merge(rel.qualifiedName() + " TRUNCATE", 1L, Long::sum));
+                t.relations().forEach(rel -> truncates.merge(rel.qualifiedName() + " TRUNCATE", 1L, Long::sum));
             }
         } else if (d instanceof DrainedCommit c) {
             commits++;
@@ -56,15 +68,29 @@ final class ChangeLogger extends RichMapFunction<Drained, Drained> {
         if (now - lastLog >= intervalMs && lastCommit != null) {
             LOG.info("committed up to {} (commit seq {}, xid {}): {} commits, row changes {}{}",
                     Lsn.format(lastCommit.commitLsn()), lastCommit.commitSeq(), Long.toUnsignedString(lastCommit.fullXid()),
-                    commits, counts,
+                    commits, summary(),
                     latest == null ? "" : "; newest committed row of " + latest.descriptor().qualifiedName() + ": "
                             + render(latest));
             counts.clear();
+            truncates.clear();
             commits = 0;
             latest = null;
             lastLog = now;
         }
         return d;
+    }
+
+    /** {schema.table OP=n, ...}, sorted. */
+    private Map<String, Long> summary() {
+        Map<String, Long> out = new TreeMap<>(truncates);
+        counts.forEach((rel, n) -> {
+            for (RowChange.Op op : RowChange.Op.values()) {
+                if (n[op.ordinal()] > 0) {
+                    out.put(names.get(rel) + " " + op, n[op.ordinal()]);
+                }
+            }
+        });
+        return out;
     }
 
     private static String render(RowChange r) {

@@ -45,6 +45,8 @@ public final class WalshadowJob {
         Configuration flink = new Configuration();
         flink.set(StateBackendOptions.STATE_BACKEND, "rocksdb");
         flink.set(CheckpointingOptions.CHECKPOINTING_INTERVAL, config.checkpointInterval());
+        // the transaction buffer can hold gigabytes: upload only what changed since the last checkpoint
+        flink.set(CheckpointingOptions.INCREMENTAL_CHECKPOINTS, true);
         flink.set(CheckpointingOptions.EXTERNALIZED_CHECKPOINT_RETENTION, ExternalizedCheckpointRetention.RETAIN_ON_CANCELLATION);
         if (config.checkpointDir() != null) {
             flink.set(CheckpointingOptions.CHECKPOINTS_DIRECTORY, config.checkpointDir());

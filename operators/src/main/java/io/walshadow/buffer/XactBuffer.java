@@ -27,6 +27,7 @@ import io.walshadow.xact.XactPrepare;
 import io.walshadow.xact.XactRecord;
 import java.sql.Connection;
 import java.sql.SQLException;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.Iterator;
 import java.util.List;
@@ -455,7 +456,8 @@ public final class XactBuffer extends KeyedProcessFunction<Integer, BufferEvent,
             // relation's schema changed: nothing to emit.
             return;
         }
-        Set<String> relations = new TreeSet<>();
+        // by oid while draining (a name per row would cost a string per row), sorted names at the end
+        Map<Integer, RelationDescriptor> touched = new HashMap<>();
         if (schemaChange) {
             // Catalog changes first: a sink applies DDL before any row of the commit (rows written before the DDL
             // still follow, with the descriptor they were written with).
@@ -463,7 +465,7 @@ public final class XactBuffer extends KeyedProcessFunction<Integer, BufferEvent,
             for (CatalogChange ch : catalogChanges) {
                 RelationDescriptor d = ch.after() != null ? ch.after() : ch.before();
                 if (d != null) {
-                    relations.add(d.qualifiedName());
+                    touched.put(d.relOid(), d);
                 }
             }
         }
@@ -506,15 +508,17 @@ public final class XactBuffer extends KeyedProcessFunction<Integer, BufferEvent,
                 }
                 for (ChangeEvent change : decoded) {
                     if (change instanceof RowChange r) {
-                        relations.add(r.descriptor().qualifiedName());
+                        touched.putIfAbsent(r.relOid(), r.descriptor());
                     } else if (change instanceof TruncateChange t) {
-                        t.relations().forEach(rel -> relations.add(rel.qualifiedName()));
+                        t.relations().forEach(rel -> touched.putIfAbsent(rel.relOid(), rel));
                     }
                     out.collect(new DrainedChange(seqNo, lsn, fullXid, time, change));
                     drained++;
                 }
             }
         }
+        Set<String> relations = new TreeSet<>();
+        touched.values().forEach(d -> relations.add(d.qualifiedName()));
         out.collect(new DrainedCommit(seqNo, lsn, fullXid, time, preparedGid, drained, m == null ? 0 : m[FIRST_LSN],
                 List.copyOf(relations), schemaChange));
         commitsDrained.inc();

@@ -15,6 +15,8 @@ import java.util.Objects;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Thin wrapper over client-v2 0.10.0 for the HTTP interface, shaped by what ClickHouse 18.16 accepts: server
@@ -24,6 +26,7 @@ import java.util.concurrent.TimeoutException;
  * the raw stream. The password is never logged nor put in {@link #toString()} or exception messages.
  */
 public final class ClickHouseConnection implements ClickHouseSql, AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(ClickHouseConnection.class);
     private static final long TIMEOUT_SECONDS = 60;
 
     private final String endpoint;
@@ -76,10 +79,18 @@ public final class ClickHouseConnection implements ClickHouseSql, AutoCloseable 
 
     @Override
     public void execute(String sql) {
+        long start = System.nanoTime();
         try (CommandResponse r = client.execute(sql).get(TIMEOUT_SECONDS, TimeUnit.SECONDS)) {
             // nothing to read
         } catch (Exception e) {
             throw wrap(sql, e);
+        }
+        trace(start, sql);
+    }
+
+    private static void trace(long startNanos, String what) {
+        if (LOG.isDebugEnabled()) {
+            LOG.debug("{} ms: {}", (System.nanoTime() - startNanos) / 1_000_000, ClickHouseException.firstLine(what));
         }
     }
 
@@ -87,8 +98,10 @@ public final class ClickHouseConnection implements ClickHouseSql, AutoCloseable 
     @Override
     public long insertRowBinary(String table, RowBinaryBuffer rows) {
         String what = "INSERT INTO " + table + " FORMAT RowBinary (" + rows.rows() + " rows, " + rows.size() + " bytes)";
+        long start = System.nanoTime();
         try (InsertResponse r = client.insert(table, rows::writeTo, ClickHouseFormat.RowBinary, new InsertSettings())
                 .get(TIMEOUT_SECONDS, TimeUnit.SECONDS)) {
+            trace(start, what);
             return r.getWrittenRows();
         } catch (Exception e) {
             throw wrap(what, e);
@@ -103,12 +116,14 @@ public final class ClickHouseConnection implements ClickHouseSql, AutoCloseable 
         }
         full = full + "\nFORMAT TabSeparated";
         byte[] body;
+        long start = System.nanoTime();
         try (QueryResponse r = client.query(full).get(TIMEOUT_SECONDS, TimeUnit.SECONDS);
              InputStream in = r.getInputStream()) {
             body = in.readAllBytes();
         } catch (Exception e) {
             throw wrap(sql, e);
         }
+        trace(start, sql);
         return parseTsv(new String(body, StandardCharsets.UTF_8));
     }
 

@@ -85,7 +85,8 @@ final class ClickHouseSinkWriter implements CommittingSinkWriter<Drained, SinkBa
 
     /** Destination tables by source relation oid. */
     private final Map<Integer, DestTable> tables = new HashMap<>();
-    private final Map<Integer, RowEncoder> encoders = new HashMap<>();
+    /** Per relation, what writing its rows needs for the destination's current shape (derived once per shape). */
+    private final Map<Integer, Target> targets = new HashMap<>();
     /** Buffered rows per staging table, and the staging tables known to exist. */
     private final Map<String, Stage> stages = new LinkedHashMap<>();
     private final Set<String> createdStages = new HashSet<>();
@@ -95,7 +96,6 @@ final class ClickHouseSinkWriter implements CommittingSinkWriter<Drained, SinkBa
     private long batch;
     private int segment;
     private final List<Object> steps = new ArrayList<>(); // SinkStep or PendingInsert
-    private final Map<String, PendingInsert> inserts = new HashMap<>(); // by stage + segment
     private long commits;
     private long rows;
     private DrainedCommit last;
@@ -120,12 +120,16 @@ final class ClickHouseSinkWriter implements CommittingSinkWriter<Drained, SinkBa
         final String name;
         final DestTable table;
         final RowBinaryBuffer rows = new RowBinaryBuffer(1 << 16);
+        /** The batch's insert step of this stage's current segment (null until a row came in it). */
+        PendingInsert insert;
 
         Stage(String name, DestTable table) {
             this.name = name;
             this.table = table;
         }
     }
+
+    private record Target(DestTable table, RowEncoder encoder, String stage, List<String> columns) {}
 
     private static final class PendingInsert {
         final String table;
@@ -194,7 +198,7 @@ final class ClickHouseSinkWriter implements CommittingSinkWriter<Drained, SinkBa
             types = SqlTypeCatalog.load(c);
         }
         values = new ValueDecoder(types);
-        encoders.clear();
+        targets.clear();
     }
 
     // ---- staging housekeeping
@@ -260,7 +264,7 @@ final class ClickHouseSinkWriter implements CommittingSinkWriter<Drained, SinkBa
             DestTable current = tables.get(change.relOid());
             SchemaPlanner.Plan plan = planner.plan(current, change, cat.commitLsn(), types, values);
             addSteps(plan.steps());
-            encoders.remove(change.relOid());
+            targets.remove(change.relOid());
             if (plan.table() == null) {
                 if (tables.remove(change.relOid()) != null) {
                     droppedInCommit.add(change.relOid());
@@ -340,27 +344,26 @@ final class ClickHouseSinkWriter implements CommittingSinkWriter<Drained, SinkBa
             dest = plan.table();
             tables.put(rel, dest);
         }
-        RowEncoder enc = encoders.get(rel);
-        if (enc == null) {
-            enc = new RowEncoder(dest, types, values, (relation, column) -> toastFilled.inc());
-            encoders.put(rel, enc);
+        Target tgt = targets.get(rel);
+        if (tgt == null || tgt.table() != dest) {
+            tgt = new Target(dest, new RowEncoder(dest, types, values, (relation, column) -> toastFilled.inc()),
+                    SinkTables.stageName(sinkId, dest), SinkTables.columns(dest));
+            targets.put(rel, tgt);
         }
-        String stageName = SinkTables.stageName(sinkId, dest);
-        Stage stage = stages.get(stageName);
+        Stage stage = stages.get(tgt.stage());
         if (stage == null) {
-            stage = new Stage(stageName, dest);
-            stages.put(stageName, stage);
+            stage = new Stage(tgt.stage(), dest);
+            stages.put(tgt.stage(), stage);
         }
         int before = stage.rows.size();
-        int n = enc.encode(r, c.commitLsn(), c.fullXid(), batch, segment, stage.rows);
+        int n = tgt.encoder().encode(r, c.commitLsn(), c.fullXid(), batch, segment, stage.rows);
         buffered += stage.rows.size() - before;
         rows += n;
         rowsStaged.inc(n);
-        String key = stageName + "#" + segment;
-        PendingInsert ins = inserts.get(key);
-        if (ins == null) {
-            ins = new PendingInsert(dest.destName(), stageName, SinkTables.columns(dest), segment);
-            inserts.put(key, ins);
+        PendingInsert ins = stage.insert;
+        if (ins == null || ins.segment != segment) {
+            ins = new PendingInsert(dest.destName(), tgt.stage(), tgt.columns(), segment);
+            stage.insert = ins;
             steps.add(ins);
         }
         ins.rows += n;
@@ -484,7 +487,7 @@ final class ClickHouseSinkWriter implements CommittingSinkWriter<Drained, SinkBa
         batch++;
         segment = 0;
         steps.clear();
-        inserts.clear();
+        stages.values().forEach(st -> st.insert = null);
         commits = 0;
         rows = 0;
         return List.of(b);
