@@ -123,10 +123,38 @@ public final class XactBuffer extends KeyedProcessFunction<Integer, BufferEvent,
      * its entries, and one pass over millions of entries is cheaper than as many lookups.
      */
     static final long POINT_LOOKUP_MAX_ENTRIES = 1024;
+    /** Default heap budget of the families that have not gone to RocksDB yet (all keys of a subtask). */
+    public static final long DEFAULT_HEAP_BYTES = 64L << 20;
+    /** Default size from which one family goes to RocksDB. */
+    public static final long DEFAULT_HEAP_FAMILY_BYTES = 4L << 20;
 
     private final PgConnectionConfig pg;
     /** Discard a rolled-back savepoint's entries at its ABORT record (else only the commit's subxid list does). */
     private final boolean discardAtSubxactAbort;
+    private final long heapBudgetBytes;
+    private final long heapFamilyBytes;
+
+    /**
+     * A family that has not gone to keyed state yet: most transactions begin and end between two checkpoints
+     * and never touch RocksDB. Its entries by seq (null where a rolled-back savepoint's entry was discarded) and
+     * its meta, laid out as the keyed meta. A family goes to RocksDB ({@link #spill}) when it grows past the family
+     * limit, when the heap budget is used up, at PREPARE, and at every checkpoint (the barrier must find every
+     * family in keyed state: the WAL after the checkpoint is re-read on restore, the heap is not).
+     */
+    private static final class HeapFamily {
+        final java.util.ArrayList<ChangeEvent> entries = new java.util.ArrayList<>();
+        final long[] meta;
+
+        HeapFamily(long[] meta) {
+            this.meta = meta;
+        }
+    }
+
+    private transient Map<Integer, HeapFamily> heap;
+    /** Only {@link XactBufferOperator} spills the heap before a barrier; run without it, nothing stays on the heap. */
+    private transient boolean heapTier;
+    private transient long heapBytes;
+    private transient Counter familiesSpilled;
 
     private transient MapState<Long, ChangeEvent> entries;
     /** {next seq, first LSN, live entries}; null when the key has no buffered entries. */
@@ -172,8 +200,19 @@ public final class XactBuffer extends KeyedProcessFunction<Integer, BufferEvent,
      *     (the commit's subxid list still excludes them): for tests that the commit's list alone is right
      */
     public XactBuffer(PgConnectionConfig pg, boolean discardAtSubxactAbort) {
+        this(pg, discardAtSubxactAbort, DEFAULT_HEAP_BYTES, DEFAULT_HEAP_FAMILY_BYTES);
+    }
+
+    /**
+     * @param heapBudgetBytes estimated bytes of families kept on the heap before they go to RocksDB, for all keys
+     *     of the subtask (0: every change goes to RocksDB at once)
+     * @param heapFamilyBytes estimated bytes from which a single family goes to RocksDB
+     */
+    public XactBuffer(PgConnectionConfig pg, boolean discardAtSubxactAbort, long heapBudgetBytes, long heapFamilyBytes) {
         this.pg = pg;
         this.discardAtSubxactAbort = discardAtSubxactAbort;
+        this.heapBudgetBytes = heapBudgetBytes;
+        this.heapFamilyBytes = heapFamilyBytes;
     }
 
     @Override
@@ -214,6 +253,11 @@ public final class XactBuffer extends KeyedProcessFunction<Integer, BufferEvent,
         changesDrained = g.counter("changes_drained");
         changesDiscarded = g.counter("changes_discarded");
         preparedDropped = g.counter("prepared_dropped");
+        familiesSpilled = g.counter("families_spilled");
+        heap = new java.util.HashMap<>();
+        heapBytes = 0;
+        g.gauge("heap_families", () -> heap.size());
+        g.gauge("heap_bytes", () -> heapBytes);
         g.gauge("in_flight_transactions", () -> inFlight);
         g.gauge("prepared_transactions_held", () -> preparedHeld);
         tracked = new java.util.HashMap<>();
@@ -277,6 +321,10 @@ public final class XactBuffer extends KeyedProcessFunction<Integer, BufferEvent,
             }
         } else if (r instanceof XactPrepare p) {
             prepares.inc();
+            HeapFamily h = heap.get(top);
+            if (h != null) {
+                spill(top, h); // a prepared family lives in keyed state: it must survive restarts
+            }
             if (meta.value() != null && gid.value() == null) {
                 // Held only when the family buffered something: a prepared transaction without replicated
                 // changes (another database, other tables) has nothing to drain at COMMIT PREPARED.
@@ -331,11 +379,37 @@ public final class XactBuffer extends KeyedProcessFunction<Integer, BufferEvent,
     }
 
     private boolean hasState() throws Exception {
-        return meta.value() != null || gid.value() != null;
+        return heap.containsKey(currentTop) || meta.value() != null || gid.value() != null;
     }
 
     private void append(ChangeEvent e, int top) throws Exception {
-        long[] m = meta();
+        long bytes = estimateBytes(e);
+        HeapFamily h = heap.get(top);
+        if (h == null) {
+            long[] m = meta();
+            if (heapTier && m == null && gid.value() == null && heapBytes + bytes <= heapBudgetBytes) {
+                // a new family: on the heap until it ends, grows or a checkpoint comes
+                h = new HeapFamily(new long[] {0, e.lsn(), 0, 0, System.currentTimeMillis(), 0});
+                heap.put(top, h);
+                inFlight++;
+            } else {
+                appendToState(e, top, m, bytes);
+                return;
+            }
+        }
+        h.entries.add(e);
+        long[] m = h.meta;
+        m[NEXT_SEQ]++;
+        m[LIVE]++;
+        m[BYTES] += bytes;
+        heapBytes += bytes;
+        track(top, m);
+        if (m[BYTES] > heapFamilyBytes || heapBytes > heapBudgetBytes) {
+            spill(top, h); // the growing family makes room: what stays on the heap stays small
+        }
+    }
+
+    private void appendToState(ChangeEvent e, int top, long[] m, long bytes) throws Exception {
         if (m == null) {
             if (gid.value() == null) {
                 inFlight++;
@@ -348,9 +422,43 @@ public final class XactBuffer extends KeyedProcessFunction<Integer, BufferEvent,
         entries.put(m[NEXT_SEQ], e);
         m[NEXT_SEQ]++;
         m[LIVE]++;
-        m[BYTES] += estimateBytes(e);
+        m[BYTES] += bytes;
         meta.update(m);
         track(top, m);
+    }
+
+    /** Moves the family of {@code top} (the backend's current key) from the heap to keyed state. */
+    private void spill(int top, HeapFamily h) throws Exception {
+        Map<Long, ChangeEvent> batch = new HashMap<>();
+        for (int seq = 0; seq < h.entries.size(); seq++) {
+            ChangeEvent e = h.entries.get(seq);
+            if (e != null) {
+                batch.put((long) seq, e);
+            }
+        }
+        entries.putAll(batch);
+        meta.update(h.meta);
+        heap.remove(top);
+        heapBytes -= h.meta[BYTES];
+        familiesSpilled.inc();
+    }
+
+    /** Called by {@link XactBufferOperator}, which spills the heap families at every checkpoint. */
+    void enableHeapTier() {
+        heapTier = true;
+    }
+
+    /** Keys of the families on the heap (for {@link XactBufferOperator}, which spills them at a checkpoint). */
+    java.util.Set<Integer> heapKeys() {
+        return new java.util.HashSet<>(heap.keySet());
+    }
+
+    /** Moves the heap family of the backend's current key, {@code top}, to keyed state. */
+    void spillHeapFamily(int top) throws Exception {
+        HeapFamily h = heap.get(top);
+        if (h != null) {
+            spill(top, h);
+        }
     }
 
     /** The key's meta, widened to the current layout when it was checkpointed before bytes and time existed. */
@@ -443,7 +551,8 @@ public final class XactBuffer extends KeyedProcessFunction<Integer, BufferEvent,
     }
 
     private void drain(BufferEvent be, XactCommit c, String preparedGid, Collector<Drained> out) throws Exception {
-        long[] m = meta.value();
+        HeapFamily h = heap.get(currentTop);
+        long[] m = h != null ? h.meta : meta.value();
         List<CatalogChange> catalogChanges = ((XactEvent) be.event()).catalogChanges();
         boolean schemaChange = catalogChanges != null && !catalogChanges.isEmpty();
         long seqNo = be.commitSeq();
@@ -478,7 +587,7 @@ public final class XactBuffer extends KeyedProcessFunction<Integer, BufferEvent,
             }
             Map<io.walshadow.wal.RelFileLocator, RelationDescriptor> descriptors = be.deferredDescriptors();
             long prev = -1;
-            for (Map.Entry<Long, ChangeEvent> en : inSeqOrder(m[NEXT_SEQ])) {
+            for (Map.Entry<Long, ChangeEvent> en : h != null ? heapEntries(h) : inSeqOrder(m[NEXT_SEQ])) {
                 long seq = en.getKey();
                 if (seq <= prev) {
                     throw new IllegalStateException("transaction buffer state of xid " + c.xid() + " is not iterated "
@@ -524,6 +633,17 @@ public final class XactBuffer extends KeyedProcessFunction<Integer, BufferEvent,
         commitsDrained.inc();
         changesDrained.inc(drained);
         changesDiscarded.inc(discarded);
+    }
+
+    /** A heap family's entries in seq order (the discarded ones left out). */
+    private static List<Map.Entry<Long, ChangeEvent>> heapEntries(HeapFamily h) {
+        List<Map.Entry<Long, ChangeEvent>> l = new java.util.ArrayList<>(h.entries.size());
+        for (int seq = 0; seq < h.entries.size(); seq++) {
+            if (h.entries.get(seq) != null) {
+                l.add(Map.entry((long) seq, h.entries.get(seq)));
+            }
+        }
+        return l;
     }
 
     /**
@@ -592,7 +712,8 @@ public final class XactBuffer extends KeyedProcessFunction<Integer, BufferEvent,
     }
 
     private void discardAll() throws Exception {
-        long[] m = meta.value();
+        HeapFamily h = heap.get(currentTop);
+        long[] m = h != null ? h.meta : meta.value();
         if (m != null) {
             changesDiscarded.inc(m[LIVE]);
         }
@@ -601,13 +722,32 @@ public final class XactBuffer extends KeyedProcessFunction<Integer, BufferEvent,
 
     /** ROLLBACK TO SAVEPOINT: drop the entries of the aborted subtransaction and of its children. */
     private void discardSubtransactions(XactAbort a, int top) throws Exception {
-        long[] m = meta();
-        if (m == null) {
-            return;
-        }
         Set<Integer> aborted = new HashSet<>();
         for (int xid : a.allXids().toIntArray()) {
             aborted.add(xid);
+        }
+        HeapFamily h = heap.get(top);
+        if (h != null) {
+            long removed = 0;
+            long removedBytes = 0;
+            for (int seq = 0; seq < h.entries.size(); seq++) {
+                ChangeEvent ev = h.entries.get(seq);
+                if (ev != null && aborted.contains(ev.xid())) {
+                    h.entries.set(seq, null);
+                    removed++;
+                    removedBytes += estimateBytes(ev);
+                }
+            }
+            changesDiscarded.inc(removed);
+            h.meta[LIVE] -= removed;
+            h.meta[BYTES] = Math.max(0, h.meta[BYTES] - removedBytes);
+            heapBytes = Math.max(0, heapBytes - removedBytes);
+            track(top, h.meta);
+            return;
+        }
+        long[] m = meta();
+        if (m == null) {
+            return;
         }
         long removed = 0;
         long removedBytes = 0;
@@ -628,6 +768,14 @@ public final class XactBuffer extends KeyedProcessFunction<Integer, BufferEvent,
     }
 
     private void clear() throws Exception {
+        HeapFamily h = heap.remove(currentTop);
+        if (h != null) {
+            // never in keyed state (spilling removes it from the heap): nothing there to delete
+            inFlight--;
+            heapBytes -= h.meta[BYTES];
+            track(currentTop, null);
+            return;
+        }
         if (hasState()) {
             inFlight--;
         }

@@ -78,6 +78,21 @@ public final class XactBufferOperator extends KeyedProcessOperator<Integer, Buff
         }
     }
 
+    /**
+     * Before the barrier goes on: every family still on the heap goes to keyed state, so the checkpoint holds
+     * all open families (after a restore the WAL is re-read from the checkpoint on, which does not hold their
+     * earlier changes again).
+     */
+    @Override
+    public void prepareSnapshotPreBarrier(long checkpointId) throws Exception {
+        super.prepareSnapshotPreBarrier(checkpointId);
+        XactBuffer buffer = (XactBuffer) userFunction;
+        for (int key : buffer.heapKeys()) {
+            setCurrentKey(key);
+            buffer.spillHeapFamily(key);
+        }
+    }
+
     @Override
     public void snapshotState(StateSnapshotContext context) throws Exception {
         super.snapshotState(context);
@@ -96,6 +111,7 @@ public final class XactBufferOperator extends KeyedProcessOperator<Integer, Buff
                     + " (state.backend.type: rocksdb), not the heap backend");
         }
         XactBuffer buffer = (XactBuffer) userFunction;
+        buffer.enableHeapTier(); // prepareSnapshotPreBarrier below moves the heap families to state
         List<Integer> keys;
         // Collected first: the drops below delete keys of the state being iterated.
         try (Stream<Integer> s = this.<Integer>getKeyedStateBackend().getKeys(XactBuffer.gidStateDescriptor().getName(),

@@ -171,6 +171,10 @@ class XactBufferTest {
             assertTrue(rows(out).contains("id=800,v=ddl,w=6"), "deferred row decoded at commit: " + rows(out));
             assertTrue(rows(out).contains("id=1,v=keep,w=9"), "deferred update decoded at commit: " + rows(out));
             assertTrue(TestMetricReporter.value("aborts") >= 1, "aborts counter");
+            long spilled = TestMetricReporter.value("families_spilled");
+            long drainedCommits = TestMetricReporter.value("commits_drained");
+            assertTrue(discardAtSubxactAbort ? spilled * 2 < drainedCommits : spilled == 0,
+                    "families that went to RocksDB before their end: " + spilled + " of " + drainedCommits + " drained");
             assertTrue(TestMetricReporter.value("subxact_aborts") >= 13, "subtransaction aborts counted: "
                     + TestMetricReporter.value("subxact_aborts"));
             assertTrue(TestMetricReporter.value("changes_discarded") >= 11 + 2 + 10,
@@ -428,7 +432,12 @@ class XactBufferTest {
                 .process(new WalDecoderFunction(pg, "public." + table, "")).returns(BufferEventSerializer.typeInfo())
                 .uid("wal-decoder")
                 .keyBy(BufferEvent::topXid, Types.INT)
-                .process(new XactBuffer(pg, discardAtSubxactAbort)).returns(DrainedSerializer.typeInfo())
+                // the operator the job uses: families stay on the heap between checkpoints; the run that keeps
+                // rolled-back savepoints' entries also keeps nothing on the heap, so every family takes the RocksDB
+                // paths (point lookups, and iteration for the 2000-entry one)
+                .transform("transaction buffer", DrainedSerializer.typeInfo(), new XactBufferOperator(
+                        new XactBuffer(pg, discardAtSubxactAbort, discardAtSubxactAbort ? XactBuffer.DEFAULT_HEAP_BYTES : 0,
+                                XactBuffer.DEFAULT_HEAP_FAMILY_BYTES), java.util.Set.of()))
                 .uid("xact-buffer")
                 .map(new Collect(table, run)).uid("collect")
                 .sinkTo(new DiscardingSink<>());
