@@ -1,6 +1,7 @@
 package io.walshadow.job;
 
 import io.walshadow.catalog.CatalogFilter;
+import io.walshadow.buffer.XactBuffer;
 import io.walshadow.pg.PgConnectionConfig;
 import io.walshadow.sink.ClickHouseSinkOptions;
 import io.walshadow.source.WalSourceOptions;
@@ -22,7 +23,8 @@ import org.apache.flink.util.TimeUtils;
  */
 public record JobConfig(PgConnectionConfig pg, WalSourceOptions source, String include, String exclude,
                         Duration checkpointInterval, String checkpointDir, Duration progressInterval,
-                        Set<String> preparedDrop, ClickHouseSinkOptions clickhouse) {
+                        Set<String> preparedDrop, ClickHouseSinkOptions clickhouse, long bufferHeapBytes,
+                        long bufferHeapFamilyBytes) {
 
     public static final String PG_PASSWORD_ENV = "WALSHADOW_PG_PASSWORD";
     public static final String CH_PASSWORD_ENV = "WALSHADOW_CH_PASSWORD";
@@ -69,7 +71,9 @@ public record JobConfig(PgConnectionConfig pg, WalSourceOptions source, String i
         return new JobConfig(pg, source, include, exclude, duration(p, "checkpoint.interval", Duration.ofSeconds(10)),
                 p.get("checkpoint.dir", null), duration(p, "progress.interval", Duration.ofSeconds(5)),
                 gids(p, "xact.prepared.drop"), clickhouse(p, pg, source,
-                        secret(env, CH_PASSWORD_ENV, flinkConf, CH_PASSWORD_KEY)));
+                        secret(env, CH_PASSWORD_ENV, flinkConf, CH_PASSWORD_KEY)),
+                nonNegative(p, "xact.buffer.heap.bytes", XactBuffer.DEFAULT_HEAP_BYTES),
+                nonNegative(p, "xact.buffer.heap.family.bytes", XactBuffer.DEFAULT_HEAP_FAMILY_BYTES));
     }
 
     private static String secret(Map<String, String> env, String envName, Map<String, String> conf, String key) {
@@ -109,6 +113,14 @@ public record JobConfig(PgConnectionConfig pg, WalSourceOptions source, String i
             throw new IllegalArgumentException("missing required setting --clickhouse.url");
         }
         return clickhouse;
+    }
+
+    private static long nonNegative(ParameterTool p, String key, long dflt) {
+        long v = longValue(p, key, dflt);
+        if (v < 0) {
+            throw new IllegalArgumentException("setting --" + key + " must not be negative, got " + v);
+        }
+        return v;
     }
 
     private static long longValue(ParameterTool p, String key, long dflt) {

@@ -84,7 +84,8 @@ public final class WalshadowJob {
                 .keyBy(BufferEvent::topXid, Types.INT)
                 // the operator around the function lists and drops prepared transactions at start-up
                 .transform("transaction buffer", DrainedSerializer.typeInfo(),
-                        new XactBufferOperator(new XactBuffer(config.pg()), config.preparedDrop()))
+                        new XactBufferOperator(new XactBuffer(config.pg(), true, config.bufferHeapBytes(),
+                                config.bufferHeapFamilyBytes()), config.preparedDrop()))
                 .uid(UID_BUFFER).setParallelism(1);
     }
 }

@@ -57,6 +57,32 @@ class JobConfigTest {
         JobConfig.from(concat(MINIMAL, "--xact.prepared.drop", "g".repeat(199)), Map.of());
     }
 
+    @Test
+    void clickHouseSettings() {
+        assertEquals(null, JobConfig.from(MINIMAL, Map.of()).clickhouse(), "no sink without --clickhouse.url");
+        IllegalArgumentException none = assertThrows(IllegalArgumentException.class,
+                () -> JobConfig.from(MINIMAL, Map.of()).requireClickHouse());
+        assertTrue(none.getMessage().contains("clickhouse.url"), none.getMessage());
+        JobConfig c = JobConfig.from(concat(MINIMAL, "--clickhouse.url", "https://ch:8443", "--clickhouse.on.drop", "drop",
+                "--slot", "s1"), Map.of(JobConfig.CH_PASSWORD_ENV, "chpw"));
+        assertEquals("s1", c.clickhouse().sinkId(), "the sink id defaults to the slot");
+        assertTrue(c.clickhouse().dropTables());
+        assertEquals("chpw", c.clickhouse().password());
+        assertFalse(c.clickhouse().toString().contains("chpw"), c.clickhouse().toString());
+        assertEquals("confpw", JobConfig.from(concat(MINIMAL, "--clickhouse.url", "http://ch:8123"), Map.of(),
+                Map.of(JobConfig.CH_PASSWORD_KEY, "confpw")).clickhouse().password(), "from the Flink configuration");
+        for (String[] bad : new String[][] {{"--clickhouse.url", "ch:8123"},
+                {"--clickhouse.url", "http://ch", "--clickhouse.on.drop", "keep"},
+                {"--clickhouse.url", "http://ch", "--clickhouse.sink.id", "bad-id"},
+                {"--xact.buffer.heap.bytes", "-1"}}) {
+            IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                    () -> JobConfig.from(concat(MINIMAL, bad), Map.of()), String.join(" ", bad));
+            String key = bad[bad.length - 2].substring(2);
+            assertTrue(e.getMessage().contains(key.equals("clickhouse.sink.id") ? "sink id" : key), e.getMessage());
+        }
+        assertEquals(0, JobConfig.from(concat(MINIMAL, "--xact.buffer.heap.bytes", "0"), Map.of()).bufferHeapBytes());
+    }
+
     private static String[] concat(String[] a, String... b) {
         String[] out = new String[a.length + b.length];
         System.arraycopy(a, 0, out, 0, a.length);
