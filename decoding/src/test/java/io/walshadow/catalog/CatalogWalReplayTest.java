@@ -351,7 +351,7 @@ class CatalogWalReplayTest {
     }
 
     @Test
-    void laggingJobAddColumnIsExactRenameFailsClosed() throws Exception {
+    void laggingJobAddColumnAndRenameAreExactRewriteThenRenameFailsClosed() throws Exception {
         String s = "cat_lag_" + sfx;
         try (Connection c = LocalPg.connect(); Connection loaderConn = LocalPg.connect()) {
             LocalPg.exec(c, "CREATE SCHEMA " + s);
@@ -359,13 +359,14 @@ class CatalogWalReplayTest {
                 String ad = s + ".ad";
                 String rn = s + ".rn";
                 String tr = s + ".tr";
-                for (String t : List.of(ad, rn, tr)) {
+                String rw = s + ".rw";
+                for (String t : List.of(ad, rn, tr, rw)) {
                     LocalPg.exec(c, "CREATE TABLE " + t + " (id int, a text)", "INSERT INTO " + t + " VALUES (1, 'x')");
                 }
                 RelFileLocator db = dbLocator(c);
-                int rnOid = oid(c, rn);
+                int rwOid = oid(c, rw);
                 Map<String, Shape> before = new HashMap<>();
-                for (String t : List.of(ad, rn, tr)) {
+                for (String t : List.of(ad, rn, tr, rw)) {
                     before.put(t, oracle(c, t));
                 }
                 String startSnapshot = LocalPg.queryString(c, "SELECT pg_current_snapshot()::text");
@@ -384,6 +385,10 @@ class CatalogWalReplayTest {
                     Shape shapeR1 = oracle(c, rn);
                     int r2 = xact(c, "ALTER TABLE " + rn + " RENAME COLUMN a TO z");
                     Shape shapeR2 = oracle(c, rn);
+                    int w1 = xact(c, "ALTER TABLE " + rw + " ALTER COLUMN id TYPE bigint"); // a rewrite
+                    Shape shapeW1 = oracle(c, rw);
+                    int w2 = xact(c, "ALTER TABLE " + rw + " RENAME COLUMN id TO k");
+                    Shape shapeW2 = oracle(c, rw);
                     int t1 = xact(c, "ALTER TABLE " + tr + " ADD COLUMN b int");
                     Shape shapeT1 = oracle(c, tr);
                     int t2 = xact(c, "TRUNCATE " + tr);
@@ -412,21 +417,32 @@ class CatalogWalReplayTest {
                             assertShape(h, db, shapeA2, at, "after a2");
                             asserted++;
                         } else if (cm.xid() == r1) {
+                            // the rename (r2, not reached) rewrote column a's row; the storage is unchanged, so
+                            // the previous version's column decodes exactly: shape as of r1, old name
                             assertShape(h, db, before.get(rn), at - 1, "before r1");
-                            Lookup l = check(h, loc(db, shapeR1.relfilenode()), at);
-                            assertEquals(Outcome.AMBIGUOUS, l.outcome(), l.toString());
-                            CatalogAheadException ex = assertThrows(CatalogAheadException.class, l::descriptorOrSkip);
-                            assertEquals(rnOid, ex.relOid());
-                            assertEquals(at, ex.lsn());
-                            assertEquals(at, ex.since());
-                            assertTrue(ex.awaitedXids().contains(r2), ex.getMessage());
-                            assertTrue(ex.getMessage().contains(rn) && ex.getMessage().contains(Lsn.format(at)),
-                                    ex.getMessage());
-                            assertEquals(Outcome.AMBIGUOUS, h.lookupRelation(rnOid, at).outcome());
+                            assertShape(h, db, shapeR1, at, "ADD COLUMN b with RENAME ahead");
                             asserted++;
                         } else if (cm.xid() == r2) {
-                            assertEquals(Outcome.AMBIGUOUS, check(h, loc(db, shapeR2.relfilenode()), at - 1).outcome());
+                            assertShape(h, db, shapeR1, at - 1, "before the rename's commit");
                             assertShape(h, db, shapeR2, at, "after the rename's commit");
+                            asserted++;
+                        } else if (cm.xid() == w1) {
+                            // rewritten here (new relfilenode), and the rewritten column renamed by w2 (not
+                            // reached): its type at w1 is gone from the catalog, so the new storage is ambiguous
+                            Lookup l = check(h, loc(db, shapeW1.relfilenode()), at);
+                            assertEquals(Outcome.AMBIGUOUS, l.outcome(), l.toString());
+                            CatalogAheadException ex = assertThrows(CatalogAheadException.class, l::descriptorOrSkip);
+                            assertEquals(rwOid, ex.relOid());
+                            assertEquals(at, ex.lsn());
+                            assertEquals(at, ex.since());
+                            assertTrue(ex.awaitedXids().contains(w2), ex.getMessage());
+                            assertTrue(ex.getMessage().contains(rw) && ex.getMessage().contains(Lsn.format(at)),
+                                    ex.getMessage());
+                            assertEquals(Outcome.AMBIGUOUS, h.lookupRelation(rwOid, at).outcome());
+                            asserted++;
+                        } else if (cm.xid() == w2) {
+                            assertEquals(Outcome.AMBIGUOUS, check(h, loc(db, shapeW2.relfilenode()), at - 1).outcome());
+                            assertShape(h, db, shapeW2, at, "after the rename's commit");
                             asserted++;
                         } else if (cm.xid() == t1) {
                             // the later TRUNCATE already moved the table; t1 did not drop the old relfilenode
@@ -440,9 +456,9 @@ class CatalogWalReplayTest {
                             asserted++;
                         }
                     }
-                    assertEquals(6, asserted, "all six commits were seen: " + commitLsn.keySet());
-                    // once past r2, the interval stays ambiguous (history does not change) and later LSNs decode
-                    assertEquals(Outcome.AMBIGUOUS, h.lookup(loc(db, shapeR1.relfilenode()), commitLsn.get(r1)).outcome());
+                    assertEquals(8, asserted, "all eight commits were seen: " + commitLsn.keySet());
+                    // once past w2, the interval stays ambiguous (history does not change) and later LSNs decode
+                    assertEquals(Outcome.AMBIGUOUS, h.lookup(loc(db, shapeW1.relfilenode()), commitLsn.get(w1)).outcome());
                     CatalogCounters k = tracker.counters();
                     assertTrue(k.catalogAheadDetected() >= 3, k.toString());
                     assertTrue(k.catalogAheadExact() >= 2, k.toString());

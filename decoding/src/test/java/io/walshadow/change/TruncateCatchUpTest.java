@@ -61,7 +61,9 @@ class TruncateCatchUpTest {
             s.start();
             Replica replica = new Replica(s.values);
             s.xact("INSERT INTO " + t + " VALUES (3, 30, 'three')");
-            s.xact("ALTER TABLE " + t + " ADD COLUMN c int4");
+            // a rewrite (volatile default): new storage here, changed again before the job reaches this commit, so the
+            // relation is ambiguous from here until the later transaction's commit
+            s.xact("ALTER TABLE " + t + " ADD COLUMN c int4 DEFAULT (random() * 100)::int4");
             int x = s.xact("ALTER TABLE " + t + " RENAME COLUMN a TO z", "TRUNCATE " + t,
                     "INSERT INTO " + t + " VALUES (4, 40, 'four', 4), (5, 50, 'five', 5)");
             s.xact("INSERT INTO " + t + " VALUES (6, 60, 'six', 6)");
@@ -116,7 +118,9 @@ class TruncateCatchUpTest {
             s.exec("CREATE TABLE " + t + " (id int4, a int4) WITH (autovacuum_enabled = off)",
                     "INSERT INTO " + t + " VALUES (1, 10)");
             s.start();
-            s.xact("ALTER TABLE " + t + " ADD COLUMN c int4");
+            // a rewrite (volatile default): new storage here, changed again before the job reaches this commit, so the
+            // relation is ambiguous from here until the later transaction's commit
+            s.xact("ALTER TABLE " + t + " ADD COLUMN c int4 DEFAULT (random() * 100)::int4");
             int x = s.xact("TRUNCATE " + t);
             int later = s.xact("ALTER TABLE " + t + " RENAME COLUMN a TO z", "ALTER TABLE " + t + " ADD COLUMN d int4");
             CatalogAheadException e = assertThrows(CatalogAheadException.class, () -> {
