@@ -29,24 +29,15 @@
 # depends on; nothing is installed into the local repository. The machine should be otherwise idle for meaningful
 # figures.
 set -euo pipefail
-HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-ROOT=$(cd "$HERE/../.." && pwd)
-# shellcheck source=../local/toolchain.sh
-source "$ROOT/deploy/local/toolchain.sh"
-
-bash "$ROOT/deploy/local/stack.sh" start
-eval "$(bash "$ROOT/deploy/local/stack.sh" env)"
-
-cd "$ROOT"
-echo "[bench] building (mvn -pl bench -am package -DskipTests)" >&2
-mvn -B -q -o -pl bench -am package -DskipTests || mvn -B -q -pl bench -am package -DskipTests
+# shellcheck source=bench-module.sh
+source "$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/bench-module.sh"
 df -h "${TMPDIR:-/tmp}" >&2
 status=0
 # shellcheck disable=SC2086 # BENCH_JAVA_OPTS is a list of options
 java ${BENCH_JAVA_OPTS:--Xmx400m -XX:+HeapDumpOnOutOfMemoryError -XX:HeapDumpPath=${TMPDIR:-/tmp}} \
   --add-opens=java.base/java.util=ALL-UNNAMED --add-opens=java.base/java.lang=ALL-UNNAMED \
   -Dbench.logLevel="${BENCH_LOG_LEVEL:-WARN}" \
-  -cp "bench/target/classes:$(cat bench/target/runtime.classpath)" io.walshadow.bench.buffer.BufferBenchmark "$@" \
+  -cp "$BENCH_CP" io.walshadow.bench.buffer.BufferBenchmark "$@" \
   || status=$?
 df -h "${TMPDIR:-/tmp}" >&2
 exit $status

@@ -77,6 +77,7 @@ missing_packages() {
   command -v clickhouse-client >/dev/null 2>&1 || pkgs+=(clickhouse-client)
   command -v curl >/dev/null 2>&1 || pkgs+=(curl)
   command -v setpriv >/dev/null 2>&1 || pkgs+=(util-linux)
+  command -v openssl >/dev/null 2>&1 || pkgs+=(openssl)
   if [[ ${#pkgs[@]} -gt 0 ]]; then printf '%s\n' "${pkgs[@]}"; fi
 }
 
