@@ -2,6 +2,7 @@ package io.walshadow.job;
 
 import io.walshadow.catalog.CatalogFilter;
 import io.walshadow.buffer.XactBuffer;
+import io.walshadow.toast.ToastResolver;
 import io.walshadow.pg.PgConnectionConfig;
 import io.walshadow.sink.ClickHouseSinkOptions;
 import io.walshadow.source.WalSourceOptions;
@@ -24,12 +25,14 @@ import org.apache.flink.util.TimeUtils;
 public record JobConfig(PgConnectionConfig pg, WalSourceOptions source, String include, String exclude,
                         Duration checkpointInterval, String checkpointDir, Duration progressInterval,
                         Set<String> preparedDrop, ClickHouseSinkOptions clickhouse, long bufferHeapBytes,
-                        long bufferHeapFamilyBytes) {
+                        long bufferHeapFamilyBytes, ToastResolver.Mode toastMode, long toastValueMaxBytes) {
 
     public static final String PG_PASSWORD_ENV = "WALSHADOW_PG_PASSWORD";
     public static final String CH_PASSWORD_ENV = "WALSHADOW_CH_PASSWORD";
     public static final String PG_PASSWORD_KEY = "walshadow.pg.password";
     public static final String CH_PASSWORD_KEY = "walshadow.clickhouse.password";
+    /** Default of {@code toast.value.max.bytes}: a quarter of PostgreSQL's 1 GB value limit. */
+    public static final long DEFAULT_TOAST_VALUE_MAX_BYTES = 256L << 20;
     /** PostgreSQL's GIDSIZE is 200 bytes with the terminating NUL. */
     private static final int MAX_GID_BYTES = 199;
 
@@ -68,12 +71,29 @@ public record JobConfig(PgConnectionConfig pg, WalSourceOptions source, String i
         } catch (IllegalArgumentException e) {
             throw new IllegalArgumentException("invalid --tables.include / --tables.exclude: " + e.getMessage(), e);
         }
+        ToastResolver.Mode toastMode = toastMode(p);
+        long toastMax = nonNegative(p, "toast.value.max.bytes", DEFAULT_TOAST_VALUE_MAX_BYTES);
+        if (toastMax < 1) {
+            throw new IllegalArgumentException("setting --toast.value.max.bytes must be positive");
+        }
         return new JobConfig(pg, source, include, exclude, duration(p, "checkpoint.interval", Duration.ofSeconds(10)),
                 p.get("checkpoint.dir", null), duration(p, "progress.interval", Duration.ofSeconds(5)),
                 gids(p, "xact.prepared.drop"), clickhouse(p, pg, source,
-                        secret(env, CH_PASSWORD_ENV, flinkConf, CH_PASSWORD_KEY)),
+                        secret(env, CH_PASSWORD_ENV, flinkConf, CH_PASSWORD_KEY),
+                        toastMode == ToastResolver.Mode.CLICKHOUSE),
                 nonNegative(p, "xact.buffer.heap.bytes", XactBuffer.DEFAULT_HEAP_BYTES),
-                nonNegative(p, "xact.buffer.heap.family.bytes", XactBuffer.DEFAULT_HEAP_FAMILY_BYTES));
+                nonNegative(p, "xact.buffer.heap.family.bytes", XactBuffer.DEFAULT_HEAP_FAMILY_BYTES),
+                toastMode, toastMax);
+    }
+
+    private static ToastResolver.Mode toastMode(ParameterTool p) {
+        String m = p.get("toast.mode", "clickhouse");
+        return switch (m) {
+            case "clickhouse" -> ToastResolver.Mode.CLICKHOUSE;
+            case "disabled" -> ToastResolver.Mode.DISABLED;
+            default -> throw new IllegalArgumentException("setting --toast.mode must be clickhouse or disabled, got '"
+                    + m + "'");
+        };
     }
 
     private static String secret(Map<String, String> env, String envName, Map<String, String> conf, String key) {
@@ -83,7 +103,7 @@ public record JobConfig(PgConnectionConfig pg, WalSourceOptions source, String i
 
     /** The sink's settings; null without {@code --clickhouse.url} (then only the stages before the sink can run). */
     private static ClickHouseSinkOptions clickhouse(ParameterTool p, PgConnectionConfig pg, WalSourceOptions source,
-                                                    String password) {
+                                                    String password, boolean toastMirrors) {
         String url = p.get("clickhouse.url");
         if (url == null || url.isBlank()) {
             return null;
@@ -101,7 +121,7 @@ public record JobConfig(PgConnectionConfig pg, WalSourceOptions source, String i
                     p.get("clickhouse.database", pg.database()), p.get("clickhouse.sslrootcert", null),
                     p.get("clickhouse.sink.id", source.slotName()), onDrop.equals("drop"),
                     longValue(p, "clickhouse.flush.bytes", 16L << 20),
-                    duration(p, "clickhouse.retry.timeout", Duration.ofMinutes(5)));
+                    duration(p, "clickhouse.retry.timeout", Duration.ofMinutes(5)), toastMirrors);
         } catch (IllegalArgumentException e) {
             throw new IllegalArgumentException("invalid ClickHouse setting: " + e.getMessage(), e);
         }

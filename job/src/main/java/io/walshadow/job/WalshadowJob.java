@@ -5,20 +5,24 @@ import io.walshadow.buffer.XactBufferOperator;
 import io.walshadow.change.BufferEvent;
 import io.walshadow.change.Drained;
 import io.walshadow.decoder.WalDecoderFunction;
+import io.walshadow.sink.ClickHouseSink;
+import io.walshadow.sink.ClickHouseSinkOptions;
+import io.walshadow.source.WalSource;
 import io.walshadow.state.BufferEventSerializer;
 import io.walshadow.state.DrainedSerializer;
-import org.apache.flink.api.common.typeinfo.Types;
-import io.walshadow.source.WalSource;
+import io.walshadow.toast.ToastOperator;
+import io.walshadow.toast.ToastStage;
+import java.util.Map;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
+import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.configuration.CheckpointingOptions;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.ExternalizedCheckpointRetention;
+import org.apache.flink.configuration.GlobalConfiguration;
 import org.apache.flink.configuration.StateBackendOptions;
+import org.apache.flink.streaming.api.datastream.DataStreamUtils;
 import org.apache.flink.streaming.api.datastream.SingleOutputStreamOperator;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
-import io.walshadow.sink.ClickHouseSink;
-import java.util.Map;
-import org.apache.flink.configuration.GlobalConfiguration;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -33,6 +37,7 @@ public final class WalshadowJob {
     static final String UID_SOURCE = "wal-source";
     static final String UID_DECODER = "wal-decoder";
     static final String UID_BUFFER = "xact-buffer";
+    static final String UID_TOAST = "toast";
     static final String UID_PROGRESS = "change-log";
     static final String UID_SINK = "clickhouse-sink";
 
@@ -62,10 +67,16 @@ public final class WalshadowJob {
     }
 
     public static void build(StreamExecutionEnvironment env, JobConfig config) {
-        transactionBuffer(env, config)
+        ClickHouseSinkOptions ch = config.requireClickHouse();
+        // One key: the TOAST stage keeps its chunks in keyed (RocksDB) state, on the drain order of the buffer's
+        // single subtask, so the stream is declared keyed rather than shuffled (and stays chained).
+        DataStreamUtils.reinterpretAsKeyedStream(transactionBuffer(env, config), d -> ToastStage.KEY, Types.INT)
+                .transform("TOAST", DrainedSerializer.typeInfo(), new ToastOperator(new ToastStage(config.toastMode(),
+                        config.toastValueMaxBytes(), ch, config.pg())))
+                .uid(UID_TOAST).setParallelism(1)
                 .map(new ChangeLogger(config.progressInterval().toMillis())).returns(DrainedSerializer.typeInfo())
                 .uid(UID_PROGRESS).setParallelism(1).name("change log")
-                .sinkTo(new ClickHouseSink(config.requireClickHouse(), config.pg()))
+                .sinkTo(new ClickHouseSink(ch, config.pg()))
                 .uid(UID_SINK).name("ClickHouse sink").setParallelism(1);
     }
 

@@ -3,6 +3,7 @@ package io.walshadow.e2e;
 import io.walshadow.clickhouse.ClickHouseConnection;
 import io.walshadow.job.JobConfig;
 import io.walshadow.job.WalshadowJob;
+import io.walshadow.buffer.TestMetricReporter;
 import io.walshadow.testing.FlinkTestJobs;
 import io.walshadow.testing.LocalClickHouse;
 import io.walshadow.testing.LocalPg;
@@ -83,6 +84,7 @@ public final class E2e implements AutoCloseable {
      */
     public JobClient start(JobConfig config, Path restoreFrom, int restarts) throws Exception {
         Configuration conf = FlinkTestJobs.checkpointed(checkpoints, restoreFrom);
+        conf.setString("metrics.reporter.wstest.factory.class", TestMetricReporter.class.getName());
         if (restarts > 0) {
             conf.set(RestartStrategyOptions.RESTART_STRATEGY, "fixed-delay");
             conf.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_ATTEMPTS, restarts);

@@ -16,7 +16,7 @@ import java.util.regex.Pattern;
 public record ServerCapabilities(String version, int major, int minor, boolean replacingWithIsDeleted,
                                  boolean dateTime64, boolean insertDeduplicationToken,
                                  boolean addColumnIfNotExists, boolean renameColumn,
-                                 boolean nonReplicatedDeduplicationWindow) {
+                                 boolean nonReplicatedDeduplicationWindow, boolean bloomFilterIndex) {
 
     /** {@code ReplacingMergeTree(ver, is_deleted)}: 23.2 (v23.2.1.2537 "Enrichment of the existing ReplacingMergeTree
      * engine to allow duplicates insertion", PR #41005). */
@@ -48,6 +48,13 @@ public record ServerCapabilities(String version, int major, int minor, boolean r
      */
     public static final int[] NON_REPLICATED_DEDUPLICATION_WINDOW_SINCE = {21, 5};
 
+    /**
+     * {@code INDEX ... TYPE bloom_filter} without {@code allow_experimental_data_skipping_indices}: 20.1 (the
+     * release whose changelog retires that setting; the threshold is not checked against a 19.x/20.x server here, only
+     * 18.16 without and chDB 26.7 with it). Only the TOAST mirrors use it, to serve fetches by {@code chunk_id}.
+     */
+    public static final int[] BLOOM_FILTER_INDEX_SINCE = {20, 1};
+
     private static final Pattern VERSION = Pattern.compile("^\\s*(\\d+)\\.(\\d+)");
 
     /** Queries {@code SELECT version()} on the server. */
@@ -73,7 +80,8 @@ public record ServerCapabilities(String version, int major, int minor, boolean r
                 atLeast(major, minor, INSERT_DEDUPLICATION_TOKEN_SINCE),
                 atLeast(major, minor, ADD_COLUMN_IF_NOT_EXISTS_SINCE),
                 atLeast(major, minor, RENAME_COLUMN_SINCE),
-                atLeast(major, minor, NON_REPLICATED_DEDUPLICATION_WINDOW_SINCE));
+                atLeast(major, minor, NON_REPLICATED_DEDUPLICATION_WINDOW_SINCE),
+                atLeast(major, minor, BLOOM_FILTER_INDEX_SINCE));
     }
 
     /** All flags off: what 18.16 supports, and the safe choice when the version is unknown. */

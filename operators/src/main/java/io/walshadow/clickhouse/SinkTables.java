@@ -82,6 +82,15 @@ public final class SinkTables {
         return STAGE_PREFIX + sinkId + "_" + hash(key.toString());
     }
 
+    /** Staging table of the TOAST mirror of this TOAST relation. */
+    public static String mirrorStageName(String sinkId, int toastRelOid) {
+        return STAGE_PREFIX + sinkId + "_" + hash("mirror\0" + ToastMirror.name(toastRelOid));
+    }
+
+    public static String createMirrorStageSql(String db, String stage) {
+        return createStage(db, stage, ToastMirror.stageDefinitions());
+    }
+
     public static String commitLogStage(String sinkId) {
         return STAGE_PREFIX + sinkId + "_commit_log";
     }

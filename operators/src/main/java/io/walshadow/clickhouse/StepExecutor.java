@@ -44,7 +44,9 @@ public final class StepExecutor {
                     + quote(SinkTables.SEGMENT) + " = " + i.segment());
         } else if (step instanceof SinkStep.CreateTable c) {
             sql(c.sql());
-            refreshView(t);
+            if (!ToastMirror.isMirror(t)) {
+                refreshView(t);
+            }
         } else if (step instanceof SinkStep.AddColumn a) {
             Map<String, String> cols = columns(t);
             if (!cols.containsKey(a.column())) {
@@ -75,6 +77,10 @@ public final class StepExecutor {
                 sql("ALTER TABLE " + name(t) + " MODIFY COLUMN " + quote(m.column()) + " " + m.type());
             }
             refreshView(t);
+        } else if (step instanceof SinkStep.ToastBarrier b) {
+            if (exists(t)) {
+                sql(ToastMirror.barrierSql(db, t, b.bornFrom(), b.lsn()));
+            }
         } else if (step instanceof SinkStep.Truncate) {
             if (exists(t)) {
                 sql("TRUNCATE TABLE " + name(t));

@@ -16,10 +16,11 @@ import java.util.Objects;
  * @param dropTables a source DROP TABLE drops the destination (true) or renames it aside (false, "retain")
  * @param flushBytes staged rows buffered per writer before they go to the staging tables
  * @param retryTimeout how long ClickHouse calls are retried before the job fails
+ * @param toastMirrors chunk rows of TOAST relations go to TOAST mirrors (toast.mode clickhouse)
  */
 public record ClickHouseSinkOptions(String endpoint, String user, String password, String database,
                                     String rootCertificate, String sinkId, boolean dropTables, long flushBytes,
-                                    Duration retryTimeout) implements Serializable {
+                                    Duration retryTimeout, boolean toastMirrors) implements Serializable {
     public ClickHouseSinkOptions {
         Objects.requireNonNull(endpoint, "clickhouse.url");
         Objects.requireNonNull(user, "clickhouse.user");
@@ -38,6 +39,6 @@ public record ClickHouseSinkOptions(String endpoint, String user, String passwor
     public String toString() {
         return "ClickHouseSinkOptions{" + user + "@" + endpoint + "/" + database + ", sink " + sinkId + ", password="
                 + (password == null || password.isEmpty() ? "<none>" : "******") + ", on drop "
-                + (dropTables ? "drop" : "retain") + "}";
+                + (dropTables ? "drop" : "retain") + (toastMirrors ? ", TOAST mirrors" : "") + "}";
     }
 }

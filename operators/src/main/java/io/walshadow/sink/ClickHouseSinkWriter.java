@@ -21,6 +21,7 @@ import io.walshadow.clickhouse.SchemaPlanner;
 import io.walshadow.clickhouse.ServerCapabilities;
 import io.walshadow.clickhouse.SinkTables;
 import io.walshadow.clickhouse.StepExecutor;
+import io.walshadow.clickhouse.ToastMirror;
 import io.walshadow.heap.Tid;
 import io.walshadow.pg.PgConnectionConfig;
 import io.walshadow.state.DestTable;
@@ -64,9 +65,13 @@ import org.slf4j.LoggerFactory;
  * watermark has seen, so a batch number is never used for two different batches.
  *
  * <p>Metrics (group {@code clickhouse_sink}): counters {@code rows_staged}, {@code bytes_staged}, {@code flushes},
- * {@code writer_retries}, {@code toast_values_filled_default} (out-of-line TOAST values written as NULL/empty until
- * the TOAST stage resolves them), {@code rows_skipped_dropped_table}, {@code changes_superseded_by_rewrite},
- * {@code ddl_steps}, {@code toast_chunk_changes_skipped} (changes of {@code pg_toast} relations: the TOAST stage's).
+ * {@code writer_retries}, {@code toast_values_written_empty} (TOAST values the TOAST stage filled, written NULL or
+ * empty), {@code rows_skipped_dropped_table}, {@code changes_superseded_by_rewrite}, {@code ddl_steps},
+ * {@code toast_chunk_changes_skipped} (chunk rows not mirrored: mirrors off, or not a chunk).
+ *
+ * <p>Chunk rows of {@code pg_toast} relations go to their TOAST mirrors ({@link ToastMirror}) with the batch; an
+ * owner's TRUNCATE empties its mirror in the same step; a dropped TOAST relation's mirror is emptied in the batch
+ * after the next one (see {@link SinkWriterState#retireMirrors()}).
  */
 final class ClickHouseSinkWriter implements CommittingSinkWriter<Drained, SinkBatch>,
         StatefulSinkWriter<Drained, SinkWriterState> {
@@ -107,10 +112,20 @@ final class ClickHouseSinkWriter implements CommittingSinkWriter<Drained, SinkBa
     private final Set<Integer> droppedInCommit = new HashSet<>();
     private final Map<String, RowChange> speculative = new HashMap<>();
 
+    // TOAST mirrors
+    /** Mirrors this writer has a CREATE step for (an idempotent step: after a restore, once more). */
+    private final Set<Integer> mirrorsCreated = new HashSet<>();
+    /** Mirrors whose TOAST relation a commit of this batch dropped: retired in the batch after the next one. */
+    private final Set<String> retireQueued = new java.util.LinkedHashSet<>();
+    /** TOAST relations the commit being drained moved to new storage under the same oid (rewrite or TRUNCATE). */
+    private final Set<Integer> rewrittenToast = new java.util.TreeSet<>();
+    /** Mirrors to retire in this batch (dropped in the previous, checkpointed batch). */
+    private List<String> retireDue = List.of();
+
     private final Counter rowsStaged;
     private final Counter bytesStaged;
     private final Counter flushes;
-    private final Counter toastFilled;
+    private final Counter toastEmpty;
     private final Counter skippedDropped;
     private final Counter superseded;
     private final Counter ddlSteps;
@@ -118,13 +133,16 @@ final class ClickHouseSinkWriter implements CommittingSinkWriter<Drained, SinkBa
 
     private static final class Stage {
         final String name;
+        final String createSql;
+        /** The destination table whose shape the stage has; null for a TOAST mirror's stage. */
         final DestTable table;
         final RowBinaryBuffer rows = new RowBinaryBuffer(1 << 16);
         /** The batch's insert step of this stage's current segment (null until a row came in it). */
         PendingInsert insert;
 
-        Stage(String name, DestTable table) {
+        Stage(String name, String createSql, DestTable table) {
             this.name = name;
+            this.createSql = createSql;
             this.table = table;
         }
     }
@@ -155,7 +173,7 @@ final class ClickHouseSinkWriter implements CommittingSinkWriter<Drained, SinkBa
         rowsStaged = g.counter("rows_staged");
         bytesStaged = g.counter("bytes_staged");
         flushes = g.counter("flushes");
-        toastFilled = g.counter("toast_values_filled_default");
+        toastEmpty = g.counter("toast_values_written_empty");
         skippedDropped = g.counter("rows_skipped_dropped_table");
         superseded = g.counter("changes_superseded_by_rewrite");
         ddlSteps = g.counter("ddl_steps");
@@ -174,6 +192,7 @@ final class ClickHouseSinkWriter implements CommittingSinkWriter<Drained, SinkBa
                             + "', this job is configured as '" + sinkId + "'");
                 }
                 restored.tables().forEach(t -> tables.put(t.relOid(), t));
+                retireDue = restored.retireMirrors();
                 dropStagedFrom(restored.nextBatch());
                 // Above every committed batch too: restored from an older savepoint, numbers it already used
                 // may have been committed since, with other commits in them.
@@ -258,8 +277,9 @@ final class ClickHouseSinkWriter implements CommittingSinkWriter<Drained, SinkBa
     private void catalog(DrainedCatalog cat) throws SQLException {
         loadTypes(); // new enums, domains, composites may come with the DDL
         for (CatalogChange change : cat.changes()) {
+            retireToastOf(change);
             if (isToast(change.after()) || isToast(change.before())) {
-                continue; // TOAST relations get mirrors (the TOAST stage), not destination tables
+                continue; // TOAST relations get mirrors, not destination tables
             }
             DestTable current = tables.get(change.relOid());
             SchemaPlanner.Plan plan = planner.plan(current, change, cat.commitLsn(), types, values);
@@ -281,6 +301,25 @@ final class ClickHouseSinkWriter implements CommittingSinkWriter<Drained, SinkBa
         }
     }
 
+    /**
+     * A dropped TOAST relation (with its owner, or replaced by a rewrite's) retires its mirror, but not in this batch:
+     * a restore from the checkpoint before it re-reads rows that still refer to it. The mirror is emptied, not
+     * dropped, so a fetch finds a table (its absence means something removed it behind the job's back).
+     */
+    private void retireToastOf(CatalogChange change) {
+        if (!options.toastMirrors() || change.before() == null) {
+            return;
+        }
+        RelationDescriptor b = change.before();
+        RelationDescriptor a = change.after();
+        if (isToast(b) && isToast(a) && !a.locator().equals(b.locator())) {
+            rewrittenToast.add(b.relOid()); // new storage, same oid and value ids: the commit's chunks are reborn
+        }
+        if (isToast(b) ? a == null : b.toastRelOid() != 0 && (a == null || a.toastRelOid() != b.toastRelOid())) {
+            retireQueued.add(ToastMirror.name(isToast(b) ? b.relOid() : b.toastRelOid()));
+        }
+    }
+
     private void checkNameFree(DestTable t) {
         for (DestTable other : tables.values()) {
             if (other.relOid() != t.relOid() && other.destName().equals(t.destName())) {
@@ -295,7 +334,13 @@ final class ClickHouseSinkWriter implements CommittingSinkWriter<Drained, SinkBa
         for (RelationDescriptor d : t.relations()) {
             DestTable dest = isToast(d) ? null : tables.get(d.relOid());
             if (dest != null) {
-                addSteps(List.of(new SinkStep.Truncate(dest.destName())));
+                List<SinkStep> truncates = new ArrayList<>(2);
+                truncates.add(new SinkStep.Truncate(dest.destName()));
+                if (options.toastMirrors() && d.toastRelOid() != 0) {
+                    // the TOAST relation keeps its oid (the mirror its name) and loses every chunk, in this step
+                    truncates.add(new SinkStep.Truncate(ToastMirror.name(d.toastRelOid())));
+                }
+                addSteps(truncates);
                 storageMoved.remove(d.relOid());
             }
         }
@@ -307,7 +352,11 @@ final class ClickHouseSinkWriter implements CommittingSinkWriter<Drained, SinkBa
 
     private void row(DrainedChange c, RowChange r) {
         if (isToast(r.descriptor())) {
-            toastChunks.inc(); // reassembled by the TOAST stage; until then the sink only counts them
+            if (options.toastMirrors()) {
+                mirror(r);
+            } else {
+                toastChunks.inc();
+            }
             return;
         }
         int rel = r.relOid();
@@ -346,27 +395,67 @@ final class ClickHouseSinkWriter implements CommittingSinkWriter<Drained, SinkBa
         }
         Target tgt = targets.get(rel);
         if (tgt == null || tgt.table() != dest) {
-            tgt = new Target(dest, new RowEncoder(dest, types, values, (relation, column) -> toastFilled.inc()),
+            tgt = new Target(dest, new RowEncoder(dest, types, values, (relation, column) -> toastEmpty.inc()),
                     SinkTables.stageName(sinkId, dest), SinkTables.columns(dest));
             targets.put(rel, tgt);
         }
         Stage stage = stages.get(tgt.stage());
         if (stage == null) {
-            stage = new Stage(tgt.stage(), dest);
+            stage = new Stage(tgt.stage(), SinkTables.createStageSql(ch.database(), tgt.stage(), dest), dest);
             stages.put(tgt.stage(), stage);
         }
         int before = stage.rows.size();
         int n = tgt.encoder().encode(r, c.commitLsn(), c.fullXid(), batch, segment, stage.rows);
-        buffered += stage.rows.size() - before;
+        staged(stage, dest.destName(), tgt.columns(), before, n);
+    }
+
+    private void staged(Stage stage, String table, List<String> columns, int sizeBefore, int n) {
+        buffered += stage.rows.size() - sizeBefore;
         rows += n;
         rowsStaged.inc(n);
         PendingInsert ins = stage.insert;
         if (ins == null || ins.segment != segment) {
-            ins = new PendingInsert(dest.destName(), tgt.stage(), tgt.columns(), segment);
+            ins = new PendingInsert(table, stage.name, columns, segment);
             stage.insert = ins;
             steps.add(ins);
         }
         ins.rows += n;
+    }
+
+    /**
+     * A chunk row of a TOAST relation: a birth at its new TID, a tombstone at its old one. Staged with the batch like
+     * any row, so the mirror becomes visible with the rows that refer to it (the TOAST stage holds the chunks until
+     * then).
+     */
+    private void mirror(RowChange r) {
+        int rel = r.descriptor().relOid();
+        String mirror = ToastMirror.name(rel);
+        if (mirrorsCreated.add(rel)) {
+            addSteps(List.of(new SinkStep.CreateTable(mirror, ToastMirror.createSql(ch.database(), rel, caps))));
+        }
+        String stageName = SinkTables.mirrorStageName(sinkId, rel);
+        Stage stage = stages.get(stageName);
+        if (stage == null) {
+            stage = new Stage(stageName, SinkTables.createMirrorStageSql(ch.database(), stageName), null);
+            stages.put(stageName, stage);
+        }
+        int before = stage.rows.size();
+        int n = 0;
+        if (r.oldTid() != null && (r.op() == RowChange.Op.DELETE || r.op() == RowChange.Op.UPDATE)) {
+            ToastMirror.tombstone(stage.rows, r.oldTid(), r.lsn(), batch, segment);
+            n++;
+        }
+        Object[] v = r.newValues();
+        if (r.newTid() != null && v != null && v.length == 3 && v[0] instanceof Long id && v[1] instanceof Integer seq
+                && v[2] instanceof byte[] data && (r.op() == RowChange.Op.INSERT || r.op() == RowChange.Op.UPDATE)) {
+            ToastMirror.birth(stage.rows, r.newTid(), id, seq, data, r.lsn(), batch, segment);
+            n++;
+        }
+        if (n == 0) {
+            toastChunks.inc(); // not a chunk shape (counted by the TOAST stage as malformed) or no TID
+            return;
+        }
+        staged(stage, mirror, ToastMirror.COLUMNS, before, n);
     }
 
     private void addSteps(List<SinkStep> ddl) {
@@ -379,6 +468,15 @@ final class ClickHouseSinkWriter implements CommittingSinkWriter<Drained, SinkBa
     }
 
     private void commit(DrainedCommit c) {
+        if (!rewrittenToast.isEmpty()) {
+            List<SinkStep> barriers = new ArrayList<>();
+            for (int rel : rewrittenToast) {
+                barriers.add(new SinkStep.ToastBarrier(ToastMirror.name(rel), c.firstLsn() == 0 ? c.commitLsn() : c.firstLsn(),
+                        c.commitLsn()));
+            }
+            addSteps(barriers); // after the commit's rows: the new generation's births are in the mirror by then
+            rewrittenToast.clear();
+        }
         for (Map.Entry<Integer, CatalogChange> e : storageMoved.entrySet()) {
             CatalogChange ch = e.getValue();
             if (ch.before().locator().spcOid() == ch.after().locator().spcOid()) {
@@ -433,7 +531,7 @@ final class ClickHouseSinkWriter implements CommittingSinkWriter<Drained, SinkBa
     private void flushStages() throws InterruptedException {
         for (Stage s : stages.values()) {
             if (s.rows.size() > 0) {
-                ensureStage(s.name, SinkTables.createStageSql(ch.database(), s.name, s.table));
+                ensureStage(s.name, s.createSql);
                 insert(s.name, s.rows);
             }
         }
@@ -442,7 +540,7 @@ final class ClickHouseSinkWriter implements CommittingSinkWriter<Drained, SinkBa
             ensureStage(stage, SinkTables.createCommitLogStageSql(ch.database(), sinkId));
             insert(stage, commitLog);
         }
-        stages.values().removeIf(s -> s.table != tables.get(s.table.relOid()));
+        stages.values().removeIf(s -> s.table != null && s.table != tables.get(s.table.relOid()));
         buffered = 0;
     }
 
@@ -466,10 +564,15 @@ final class ClickHouseSinkWriter implements CommittingSinkWriter<Drained, SinkBa
     public Collection<SinkBatch> prepareCommit() throws IOException, InterruptedException {
         flush(false);
         Faults.at("writer.prepareCommit");
-        if (commits == 0 && steps.isEmpty()) {
+        if (commits == 0 && steps.isEmpty() && retireDue.isEmpty()) {
             return List.of();
         }
-        List<SinkStep> out = new ArrayList<>(steps.size() + 1);
+        List<SinkStep> out = new ArrayList<>(retireDue.size() + steps.size() + 1);
+        for (String m : retireDue) {
+            out.add(new SinkStep.Truncate(m)); // its drop is in a completed checkpoint now
+        }
+        retireDue = List.copyOf(retireQueued);
+        retireQueued.clear();
         for (Object s : steps) {
             if (s instanceof PendingInsert p) {
                 out.add(new SinkStep.Insert(p.table, p.stage, p.columns, p.segment, p.rows));
@@ -495,7 +598,7 @@ final class ClickHouseSinkWriter implements CommittingSinkWriter<Drained, SinkBa
 
     @Override
     public List<SinkWriterState> snapshotState(long checkpointId) {
-        return List.of(new SinkWriterState(sinkId, batch, new ArrayList<>(tables.values())));
+        return List.of(new SinkWriterState(sinkId, batch, new ArrayList<>(tables.values()), retireDue));
     }
 
     @Override

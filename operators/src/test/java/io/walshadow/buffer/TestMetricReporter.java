@@ -11,7 +11,10 @@ import org.apache.flink.metrics.MetricGroup;
 import org.apache.flink.metrics.reporter.MetricReporter;
 import org.apache.flink.metrics.reporter.MetricReporterFactory;
 
-/** Keeps the transaction buffer's metrics of the MiniCluster (the newest registration of each name) for tests. */
+/**
+ * Keeps the transaction buffer's and the TOAST stage's metrics of the MiniCluster (the newest registration of each
+ * name) for tests.
+ */
 public final class TestMetricReporter implements MetricReporter, MetricReporterFactory {
     public static final Map<String, Metric> METRICS = new ConcurrentHashMap<>();
 
@@ -28,7 +31,8 @@ public final class TestMetricReporter implements MetricReporter, MetricReporterF
 
     @Override
     public void notifyOfAddedMetric(Metric metric, String name, MetricGroup group) {
-        if (group.getMetricIdentifier(name).contains("xact_buffer")) {
+        String id = group.getMetricIdentifier(name);
+        if (id.contains("xact_buffer") || id.contains(".toast.")) {
             METRICS.put(name, metric);
         }
     }

@@ -35,6 +35,7 @@ class ChdbCapabilitiesTest {
         assertTrue(caps.addColumnIfNotExists(), version);
         assertTrue(caps.renameColumn(), version);
         assertTrue(caps.nonReplicatedDeduplicationWindow(), version);
+        assertTrue(caps.bloomFilterIndex(), version);
     }
 
     @Test

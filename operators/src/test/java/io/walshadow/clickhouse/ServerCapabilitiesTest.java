@@ -23,6 +23,7 @@ class ServerCapabilitiesTest {
             assertFalse(caps.addColumnIfNotExists());
             assertFalse(caps.renameColumn());
             assertFalse(caps.nonReplicatedDeduplicationWindow());
+            assertFalse(caps.bloomFilterIndex());
         }
     }
 

@@ -20,11 +20,13 @@ import org.apache.flink.core.memory.DataOutputSerializer;
  *   3 DropColumn: string column        4 RenameColumn: string from, to, type
  *   5 ModifyColumn: string column, type   6 Truncate   7 DropTable   8 RenameTable: string to
  *   9 Insert: string stage, count m, m x string column, uvarint segment, uvarlong rows
+ *   10 ToastBarrier: long bornFrom, long lsn
  * </pre>
+ * Version 1 is version 2 without kind 10.
  */
 public final class SinkBatchSerializer implements SimpleVersionedSerializer<SinkBatch> {
     public static final SinkBatchSerializer INSTANCE = new SinkBatchSerializer();
-    static final int VERSION = 1;
+    static final int VERSION = 2;
 
     @Override
     public int getVersion() {
@@ -51,7 +53,7 @@ public final class SinkBatchSerializer implements SimpleVersionedSerializer<Sink
 
     @Override
     public SinkBatch deserialize(int version, byte[] bytes) throws IOException {
-        if (version != VERSION) {
+        if (version != 1 && version != VERSION) {
             throw new StateFormatException("sink committable of version " + version + ": this build reads " + VERSION);
         }
         DataInputDeserializer in = new DataInputDeserializer(bytes);
@@ -99,6 +101,9 @@ public final class SinkBatchSerializer implements SimpleVersionedSerializer<Sink
             }
             Wire.writeUVarInt(out, i.segment());
             Wire.writeUVarLong(out, i.rows());
+        } else if (s instanceof SinkStep.ToastBarrier b) {
+            out.writeLong(b.bornFrom());
+            out.writeLong(b.lsn());
         } // Truncate, DropTable: the table only
     }
 
@@ -119,6 +124,8 @@ public final class SinkBatchSerializer implements SimpleVersionedSerializer<Sink
             return 7;
         } else if (s instanceof SinkStep.RenameTable) {
             return 8;
+        } else if (s instanceof SinkStep.ToastBarrier) {
+            return 10;
         }
         return 9; // Insert
     }
@@ -145,6 +152,7 @@ public final class SinkBatchSerializer implements SimpleVersionedSerializer<Sink
                 return new SinkStep.Insert(table, stage, cols, Wire.readUVarInt(in, "segment"),
                         Wire.readUVarLong(in, "rows"));
             }
+            case 10: return new SinkStep.ToastBarrier(table, in.readLong(), in.readLong());
             default:
                 throw new StateFormatException("sink step of unknown kind " + kind);
         }

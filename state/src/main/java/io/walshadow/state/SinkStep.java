@@ -36,6 +36,14 @@ public sealed interface SinkStep {
     record RenameTable(String table, String to) implements SinkStep {}
 
     /**
+     * Closes a rewritten generation of a TOAST mirror (VACUUM FULL / CLUSTER moved every chunk to a new TID with
+     * the same value ids): every TID still live whose newest version is older than {@code bornFrom} (the rewriting
+     * transaction's first record, before all of the new generation's births) was not reborn, and gets a tombstone at
+     * {@code lsn}. Run after the generation's births; a repeat finds nothing older than {@code bornFrom} left.
+     */
+    record ToastBarrier(String table, long bornFrom, long lsn) implements SinkStep {}
+
+    /**
      * Copies the rows of one segment of the batch from a staging table into {@code table}.
      *
      * @param columns the destination columns, which the staging table has under the same names

@@ -10,14 +10,15 @@ import org.apache.flink.core.memory.DataOutputSerializer;
 /**
  * Versioned form of {@link SinkWriterState}. Version {@value #VERSION} (primitives as in {@link Wire}):
  * <pre>
- *   string sinkId, uvarlong nextBatch, count n, n x table
+ *   string sinkId, uvarlong nextBatch, count n, n x table, count m, m x string mirror to retire
  * table: string destName, byte keyedByTid, count k, k x uvarint key attnum,
  *   RelationDescriptorCodec v1 (the shape), then per shape column: nullable string chName, nullable string chType
  * </pre>
+ * Version 1 is version 2 without the mirrors (read as none).
  */
 public final class SinkWriterStateSerializer implements SimpleVersionedSerializer<SinkWriterState> {
     public static final SinkWriterStateSerializer INSTANCE = new SinkWriterStateSerializer();
-    static final int VERSION = 1;
+    static final int VERSION = 2;
 
     @Override
     public int getVersion() {
@@ -43,12 +44,16 @@ public final class SinkWriterStateSerializer implements SimpleVersionedSerialize
                 writeNullable(out, t.chTypes().get(i));
             }
         }
+        Wire.writeCount(out, s.retireMirrors().size());
+        for (String m : s.retireMirrors()) {
+            Wire.writeString(out, m);
+        }
         return out.getCopyOfBuffer();
     }
 
     @Override
     public SinkWriterState deserialize(int version, byte[] bytes) throws IOException {
-        if (version != VERSION) {
+        if (version != 1 && version != VERSION) {
             throw new StateFormatException("sink writer state of version " + version + ": this build reads " + VERSION);
         }
         DataInputDeserializer in = new DataInputDeserializer(bytes);
@@ -73,7 +78,14 @@ public final class SinkWriterStateSerializer implements SimpleVersionedSerialize
             }
             tables.add(new DestTable(dest, shape, names, types, byTid, key));
         }
-        return new SinkWriterState(sinkId, next, tables);
+        List<String> retire = new ArrayList<>();
+        if (version >= 2) {
+            int m = Wire.readCount(in, "mirrors to retire");
+            for (int i = 0; i < m; i++) {
+                retire.add(Wire.readString(in));
+            }
+        }
+        return new SinkWriterState(sinkId, next, tables, retire);
     }
 
     private static void writeNullable(DataOutputSerializer out, String s) throws IOException {

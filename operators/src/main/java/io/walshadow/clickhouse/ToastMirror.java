@@ -1,0 +1,138 @@
+package io.walshadow.clickhouse;
+
+import static io.walshadow.clickhouse.DestinationSchema.quote;
+
+import io.walshadow.heap.Tid;
+import java.util.ArrayList;
+import java.util.HexFormat;
+import java.util.List;
+
+/**
+ * The ClickHouse mirror of one {@code pg_toast} relation, keyed by heap TID: a chunk INSERT is a row born at its TID,
+ * a chunk DELETE a tombstone at its TID, so the table replicates line-pointer occupancy, one live tuple per TID at a
+ * time as in PostgreSQL. {@code ReplacingMergeTree(_lsn)} keeps the latest version per TID (with
+ * {@code _is_deleted} as the engine's delete flag on servers that have one). Named by the TOAST relation's pg_class
+ * oid ({@code va_toastrelid} of the pointers), which TRUNCATE and VACUUM FULL keep.
+ *
+ * <p>A fetch is an as-of query: the TIDs that held the value at or before the referring record's LSN, each TID's
+ * latest version at or before it, the live ones of the value, newest per {@code chunk_seq}. Per-TID latest at the
+ * referrer's LSN is PostgreSQL's visibility at that record: a reused value id's dead generation is invisible past
+ * its tombstones, rewrite-duplicated live copies are byte-identical.
+ */
+public final class ToastMirror {
+    public static final String PREFIX = "pg_toast_";
+    /** Columns in table order (what the sink stages). */
+    public static final List<String> COLUMNS = List.of("blkno", "offnum", "chunk_id", "chunk_seq", "chunk_data",
+            DestinationSchema.LSN, DestinationSchema.IS_DELETED);
+
+    private ToastMirror() {}
+
+    /** Mirror table of the TOAST relation with this pg_class oid. */
+    public static String name(int toastRelOid) {
+        return PREFIX + Integer.toUnsignedString(toastRelOid);
+    }
+
+    public static boolean isMirror(String table) {
+        return table.startsWith(PREFIX) && table.length() > PREFIX.length()
+                && table.substring(PREFIX.length()).chars().allMatch(Character::isDigit);
+    }
+
+    private static List<String> definitions() {
+        return List.of("blkno UInt32", "offnum UInt16", "chunk_id UInt32", "chunk_seq Int32", "chunk_data String",
+                DestinationSchema.LSN + " UInt64", DestinationSchema.IS_DELETED + " UInt8");
+    }
+
+    public static String createSql(String db, int toastRelOid, ServerCapabilities caps) {
+        List<String> defs = new ArrayList<>();
+        definitions().forEach(d -> defs.add(quoteFirst(d)));
+        if (caps.bloomFilterIndex()) {
+            // the fetch looks values up by chunk_id, which the TID order does not serve
+            defs.add("INDEX chunk_id_bloom chunk_id TYPE bloom_filter GRANULARITY 4");
+        }
+        String engine = caps.replacingWithIsDeleted()
+                ? "ReplacingMergeTree(" + DestinationSchema.LSN + ", " + DestinationSchema.IS_DELETED + ")"
+                : "ReplacingMergeTree(" + DestinationSchema.LSN + ")";
+        return "CREATE TABLE IF NOT EXISTS " + quote(db) + "." + quote(name(toastRelOid)) + " ("
+                + String.join(", ", defs) + ") ENGINE = " + engine + " ORDER BY (blkno, offnum)";
+    }
+
+    /** Column definitions of the mirror's staging table (its columns, then {@code _batch, _seg}). */
+    public static List<String> stageDefinitions() {
+        List<String> defs = new ArrayList<>();
+        definitions().forEach(d -> defs.add(quoteFirst(d)));
+        return defs;
+    }
+
+    private static String quoteFirst(String def) {
+        int sp = def.indexOf(' ');
+        return quote(def.substring(0, sp)) + def.substring(sp);
+    }
+
+    /** A chunk birth at {@code tid}, in {@link #COLUMNS} order, then the staging columns. */
+    public static void birth(RowBinaryBuffer out, Tid tid, long valueId, int seq, byte[] data, long lsn, long batch,
+                             int segment) {
+        out.i32((int) tid.block());
+        out.i16(tid.offset());
+        out.i32((int) valueId);
+        out.i32(seq);
+        out.bytes(data);
+        out.i64(lsn);
+        out.u8(0);
+        out.i64(batch);
+        out.i32(segment);
+        out.endRow();
+    }
+
+    /** A tombstone at {@code tid}: {@code (blkno, offnum, 0, 0, '', lsn, 1)}; merges reclaim the chunk it covers. */
+    public static void tombstone(RowBinaryBuffer out, Tid tid, long lsn, long batch, int segment) {
+        out.i32((int) tid.block());
+        out.i16(tid.offset());
+        out.i32(0);
+        out.i32(0);
+        out.bytes(new byte[0]);
+        out.i64(lsn);
+        out.u8(1);
+        out.i64(batch);
+        out.i32(segment);
+        out.endRow();
+    }
+
+    /**
+     * Tombstones, at {@code lsn}, every TID of the mirror whose newest version is a live chunk older than
+     * {@code bornFrom}: what a rewrite (VACUUM FULL, CLUSTER) left behind at TIDs it did not refill.
+     */
+    public static String barrierSql(String db, String table, long bornFrom, long lsn) {
+        String t = quote(db) + "." + quote(table);
+        return "INSERT INTO " + t + " (" + String.join(", ", COLUMNS.stream().map(DestinationSchema::quote).toList())
+                + ") SELECT blkno, offnum, toUInt32(0), toInt32(0), '', toUInt64(" + Long.toUnsignedString(lsn)
+                + "), toUInt8(1) FROM (SELECT blkno, offnum, argMax(_is_deleted, _lsn) AS del, max(_lsn) AS l FROM " + t
+                + " GROUP BY blkno, offnum) WHERE del = 0 AND l < " + Long.toUnsignedString(bornFrom);
+    }
+
+    /** One chunk a fetch returned. */
+    public record Chunk(int seq, byte[] data) {}
+
+    /**
+     * The chunks of value {@code valueId} visible at {@code maxLsn}, by ascending {@code chunk_seq}, one per seq
+     * (the newest). Runs on ClickHouse 18.16: {@code FINAL} is not needed, the per-TID {@code argMax} is the merge.
+     */
+    public static String fetchSql(String db, int toastRelOid, int valueId, long maxLsn) {
+        String t = quote(db) + "." + quote(name(toastRelOid));
+        String id = Integer.toUnsignedString(valueId);
+        String lsn = Long.toUnsignedString(maxLsn);
+        return "SELECT seq, hex(argMax(data, l)) FROM ("
+                + "SELECT argMax(chunk_id, _lsn) AS cid, argMax(chunk_seq, _lsn) AS seq, argMax(chunk_data, _lsn) AS data,"
+                + " argMax(_is_deleted, _lsn) AS del, max(_lsn) AS l FROM " + t
+                + " WHERE _lsn <= " + lsn + " AND (blkno, offnum) IN (SELECT blkno, offnum FROM " + t
+                + " WHERE chunk_id = " + id + " AND _lsn <= " + lsn + " AND _is_deleted = 0)"
+                + " GROUP BY blkno, offnum) WHERE del = 0 AND cid = " + id + " GROUP BY seq ORDER BY seq";
+    }
+
+    public static List<Chunk> parseFetch(List<String[]> rows) {
+        List<Chunk> out = new ArrayList<>(rows.size());
+        for (String[] r : rows) {
+            out.add(new Chunk(Integer.parseInt(r[0]), HexFormat.of().parseHex(r[1])));
+        }
+        return out;
+    }
+}

@@ -1,0 +1,229 @@
+package io.walshadow.toast;
+
+import io.walshadow.catalog.Column;
+import io.walshadow.catalog.RelationDescriptor;
+import io.walshadow.change.RowChange;
+import io.walshadow.clickhouse.ToastMirror;
+import io.walshadow.types.MalformedDatumException;
+import io.walshadow.types.Oids;
+import io.walshadow.types.ToastPointer;
+import io.walshadow.types.UnsupportedTypeException;
+import io.walshadow.types.ValueDecoder;
+import java.util.List;
+import java.util.function.Supplier;
+
+/**
+ * Replaces the TOAST pointers of a drained row by their values. A value's chunks are looked up first among the
+ * chunks the job buffered itself ({@link ChunkStore}: the drained transaction's own, and those of recent commits not
+ * yet known to be committed in ClickHouse), then, in mode {@code clickhouse}, in the relation's ClickHouse mirror as
+ * of the referring record's LSN ({@link MirrorStore}).
+ *
+ * <p>Failure policy (reference TOAST.md): buffered chunks are the job's own record, so a gap or short run in them is
+ * a decode bug and stops the job ({@link ToastResolutionException.Kind#MISSING_CHUNK}, counted
+ * {@code toast_fetch_miss}). The mirror's history collapses on ClickHouse's merge schedule; a value it no longer
+ * holds at the LSN (or holds in part) was superseded by a later version of every row that referenced it, which
+ * reaches ClickHouse in the same or a later commit, so the value is filled (NULL/empty) and counted
+ * ({@code toast_values_filled_superseded} / {@code _mismatch}): the end state is unaffected under {@code _lsn}
+ * versions. A full-length value that does not decompress is corrupt, never a silent chimera.
+ *
+ * <p>A filled value stays a {@link ToastPointer} in the row: the sink writes it NULL (or empty for a NOT NULL column).
+ */
+public final class ToastResolver {
+    public enum Mode {
+        /** Only the drained transaction's own chunks resolve; anything else is filled and counted. */
+        DISABLED,
+        /** Chunks are mirrored to ClickHouse; values of earlier transactions are fetched from the mirror. */
+        CLICKHOUSE
+    }
+
+    /** A chunk the job buffered: the commit it came with and its record's LSN. */
+    public record BufferedChunk(long commitSeq, long lsn, byte[] data) {}
+
+    /** A chunk row of a {@code pg_toast} relation. */
+    public record Chunk(int toastRelOid, int valueId, int seq, byte[] data) {}
+
+    public interface ChunkStore {
+        /** The newest buffered chunk {@code seq} of the value, or null. */
+        BufferedChunk get(int toastRelOid, int valueId, int seq);
+    }
+
+    public interface MirrorStore {
+        /**
+         * The value's chunks visible at {@code maxLsn} in the mirror, by ascending seq, one per seq; null when the
+         * mirror does not exist although the job wrote to it.
+         */
+        List<ToastMirror.Chunk> fetch(int toastRelOid, int valueId, long maxLsn);
+    }
+
+    private final Mode mode;
+    private final long valueMaxBytes;
+    private final Supplier<ValueDecoder> values;
+    private final ChunkStore buffered;
+    private final MirrorStore mirror;
+    private final ToastCounters counters;
+
+    /**
+     * @param values the decoder for reassembled values (a supplier: the operator reloads types after DDL)
+     * @param mirror null in mode {@code disabled}
+     */
+    public ToastResolver(Mode mode, long valueMaxBytes, Supplier<ValueDecoder> values, ChunkStore buffered,
+                         MirrorStore mirror, ToastCounters counters) {
+        if (mode == Mode.CLICKHOUSE && mirror == null) {
+            throw new IllegalArgumentException("mode clickhouse needs a mirror");
+        }
+        this.mode = mode;
+        this.valueMaxBytes = valueMaxBytes;
+        this.values = values;
+        this.buffered = buffered;
+        this.mirror = mirror;
+        this.counters = counters;
+    }
+
+    public static boolean isToastRelation(RelationDescriptor d) {
+        return d != null && d.relkind() == 't';
+    }
+
+    /**
+     * The chunk a row change of a {@code pg_toast} relation inserts, or null (not an insert, or not the chunk
+     * shape: counted {@code toast_chunks_malformed}).
+     */
+    public Chunk chunkOf(RowChange r) {
+        if (r.op() != RowChange.Op.INSERT || r.newValues() == null) {
+            return null;
+        }
+        counters.chunks++;
+        RelationDescriptor d = r.descriptor();
+        Object[] v = r.newValues();
+        if (d.natts() != 3 || d.column(1).typeOid() != Oids.OID || d.column(2).typeOid() != Oids.INT4
+                || d.column(3).typeOid() != Oids.BYTEA || !(v[0] instanceof Long id) || !(v[1] instanceof Integer seq)
+                || !(v[2] instanceof byte[] data)) {
+            counters.chunksMalformed++;
+            return null;
+        }
+        return new Chunk(d.relOid(), (int) (long) id, seq, data);
+    }
+
+    /**
+     * The row with every TOAST pointer of its new values resolved (or left in place when filled); the same object
+     * when it has none.
+     *
+     * @param commitSeq the drained commit the row belongs to
+     */
+    public RowChange resolve(RowChange r, long commitSeq) {
+        Object[] v = r.newValues();
+        if (v == null) {
+            return r;
+        }
+        Object[] out = null;
+        for (int i = 0; i < v.length; i++) {
+            if (v[i] instanceof ToastPointer p) {
+                Object value = value(r, r.descriptor().column(i + 1), p, commitSeq);
+                if (value != p) {
+                    if (out == null) {
+                        out = v.clone();
+                    }
+                    out[i] = value;
+                }
+            }
+        }
+        if (out == null) {
+            return r;
+        }
+        return new RowChange(r.lsn(), r.xid(), r.op(), r.rel(), r.descriptor(), r.newTid(), r.oldTid(), out,
+                r.oldValues(), r.oldIsFullRow());
+    }
+
+    private Object value(RowChange r, Column col, ToastPointer p, long commitSeq) {
+        String rel = r.descriptor().qualifiedName();
+        if (Integer.toUnsignedLong(p.rawSize()) > valueMaxBytes || Integer.toUnsignedLong(p.externalSize()) > valueMaxBytes) {
+            throw new ToastResolutionException(ToastResolutionException.Kind.TOO_LARGE, rel, col.name(), p.toastRelOid(),
+                    p.valueId(), r.lsn(), "its size (" + Integer.toUnsignedLong(p.rawSize()) + " bytes raw, "
+                    + p.externalSize() + " stored) exceeds toast.value.max.bytes = " + valueMaxBytes, null);
+        }
+        byte[] stored = fromBuffer(r, col, p, commitSeq);
+        if (stored != null) {
+            counters.resolvedBuffered++;
+        } else if (mode == Mode.DISABLED) {
+            counters.filledDefault++;
+            return p;
+        } else {
+            List<ToastMirror.Chunk> chunks = mirror.fetch(p.toastRelOid(), p.valueId(), r.lsn());
+            if (chunks == null) {
+                throw new ToastResolutionException(ToastResolutionException.Kind.MISSING_MIRROR, rel, col.name(),
+                        p.toastRelOid(), p.valueId(), r.lsn(), "its ClickHouse mirror "
+                        + ToastMirror.name(p.toastRelOid()) + " is gone, although the job wrote to it (dropped by"
+                        + " hand?); filling would overwrite current values with nothing to supersede them", null);
+            }
+            if (chunks.isEmpty()) {
+                counters.filledSuperseded++;
+                return p;
+            }
+            stored = assemble(chunks, p.externalSize());
+            if (stored == null) {
+                counters.filledMismatch++;
+                return p;
+            }
+            counters.resolvedMirror++;
+        }
+        counters.resolvedBytes += stored.length;
+        try {
+            return values.get().decode(col.typeOid(), col.typmod(), p.toVarlena(stored), 0, stored.length + 4);
+        } catch (MalformedDatumException | UnsupportedTypeException e) {
+            throw new ToastResolutionException(ToastResolutionException.Kind.CORRUPT, rel, col.name(), p.toastRelOid(),
+                    p.valueId(), r.lsn(), "the reassembled " + stored.length + " bytes (" + p.compression()
+                    + ") do not decode: " + e.getMessage(), e);
+        }
+    }
+
+    /** The value from buffered chunks, or null when the job did not buffer its first chunk (before the LSN). */
+    private byte[] fromBuffer(RowChange r, Column col, ToastPointer p, long commitSeq) {
+        BufferedChunk first = buffered.get(p.toastRelOid(), p.valueId(), 0);
+        if (first == null || Long.compareUnsigned(first.lsn(), r.lsn()) > 0
+                || (mode == Mode.DISABLED && first.commitSeq() != commitSeq)) {
+            return null;
+        }
+        byte[] out = new byte[p.externalSize()];
+        int pos = 0;
+        BufferedChunk c = first;
+        for (int seq = 0; pos < out.length; seq++) {
+            if (seq > 0) {
+                c = buffered.get(p.toastRelOid(), p.valueId(), seq);
+            }
+            if (c == null || c.data().length > out.length - pos || Long.compareUnsigned(c.lsn(), r.lsn()) > 0) {
+                counters.fetchMiss++;
+                String what = c == null ? "chunk_seq " + seq + " is missing"
+                        : c.data().length > out.length - pos ? "chunk_seq " + seq + " runs past the pointer's "
+                                + out.length + " stored bytes"
+                        : "chunk_seq " + seq + " is newer than the referring record";
+                throw new ToastResolutionException(ToastResolutionException.Kind.MISSING_CHUNK,
+                        r.descriptor().qualifiedName(), col.name(), p.toastRelOid(), p.valueId(), r.lsn(),
+                        what + " among the chunks buffered with it (" + pos + " of " + out.length + " bytes found)",
+                        null);
+            }
+            System.arraycopy(c.data(), 0, out, pos, c.data().length);
+            pos += c.data().length;
+        }
+        return out;
+    }
+
+    /** Dense seqs from 0 exactly covering {@code size} bytes (the chimera guard), else null. */
+    private static byte[] assemble(List<ToastMirror.Chunk> chunks, int size) {
+        long total = 0;
+        for (int i = 0; i < chunks.size(); i++) {
+            if (chunks.get(i).seq() != i) {
+                return null;
+            }
+            total += chunks.get(i).data().length;
+        }
+        if (total != size) {
+            return null;
+        }
+        byte[] out = new byte[size];
+        int pos = 0;
+        for (ToastMirror.Chunk c : chunks) {
+            System.arraycopy(c.data(), 0, out, pos, c.data().length);
+            pos += c.data().length;
+        }
+        return out;
+    }
+}

@@ -1,0 +1,266 @@
+package io.walshadow.toast;
+
+import io.walshadow.change.Drained;
+import io.walshadow.change.DrainedCatalog;
+import io.walshadow.change.DrainedChange;
+import io.walshadow.change.DrainedCommit;
+import io.walshadow.change.RowChange;
+import io.walshadow.change.TruncateChange;
+import io.walshadow.catalog.RelationDescriptor;
+import io.walshadow.clickhouse.ClickHouseConnection;
+import io.walshadow.clickhouse.ClickHouseException;
+import io.walshadow.clickhouse.ColumnCodec;
+import io.walshadow.clickhouse.DestinationSchema;
+import io.walshadow.clickhouse.Retrier;
+import io.walshadow.clickhouse.ServerCapabilities;
+import io.walshadow.clickhouse.SinkTables;
+import io.walshadow.clickhouse.ToastMirror;
+import io.walshadow.pg.PgConnectionConfig;
+import io.walshadow.sink.ClickHouseSinkOptions;
+import io.walshadow.types.SqlTypeCatalog;
+import io.walshadow.types.ValueDecoder;
+import java.sql.Connection;
+import java.util.HashSet;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.apache.flink.api.common.functions.OpenContext;
+import org.apache.flink.api.common.state.MapState;
+import org.apache.flink.api.common.state.MapStateDescriptor;
+import org.apache.flink.api.common.typeinfo.Types;
+import org.apache.flink.api.java.tuple.Tuple3;
+import org.apache.flink.metrics.MetricGroup;
+import org.apache.flink.streaming.api.functions.KeyedProcessFunction;
+import org.apache.flink.util.Collector;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The TOAST stage between the transaction buffer and the sink: resolves the TOAST pointers of drained rows
+ * ({@link ToastResolver}) and passes chunk rows on to the sink, which mirrors them (mode {@code clickhouse}; mode
+ * {@code disabled} drops them here).
+ *
+ * <p>Chunks are kept in keyed RocksDB state (one key: the stage runs at parallelism 1 on the drain order), keyed by
+ * (TOAST relation oid, value id, seq), from their commit until the sink's committed watermark in ClickHouse covers
+ * that commit: until then a later transaction referring to the value cannot find it in the mirror (the sink makes
+ * rows visible only after their checkpoint), afterwards the mirror has it. Pruning follows the watermark the
+ * committer wrote, never the checkpoint notification alone: a notification can precede the committer's work.
+ * Bodies therefore sit in RocksDB, not on the heap; the heap holds one value being reassembled.
+ *
+ * <p>In mode {@code disabled} only the drained transaction's own chunks count, and they are cleared at its commit.
+ *
+ * <p>Metrics (group {@code toast}): the counters of {@link ToastCounters}, and the gauge {@code toast_buffered_chunks}.
+ */
+public final class ToastStage extends KeyedProcessFunction<Integer, Drained, Drained> {
+    private static final long serialVersionUID = 1L;
+    private static final Logger LOG = LoggerFactory.getLogger(ToastStage.class);
+    /** The single key of the stage's state. */
+    public static final int KEY = 0;
+
+    private final ToastResolver.Mode mode;
+    private final long valueMaxBytes;
+    private final ClickHouseSinkOptions clickhouse;
+    private final PgConnectionConfig pg;
+
+    private transient MapState<Tuple3<Integer, Integer, Integer>, Tuple3<Long, Long, byte[]>> chunks;
+    /** TOAST relations whose mirror the job knows to exist (it created or wrote it): absence there is an error. */
+    private transient MapState<Integer, Boolean> mirrors;
+    private transient ToastCounters counters;
+    private transient ToastResolver resolver;
+    private transient ValueDecoder values;
+    private transient ClickHouseConnection ch;
+    private transient Retrier retry;
+    private transient ServerCapabilities caps;
+    private transient boolean addedThisCommit;
+    /** Chunks in state, -1 until counted (after a restore, by the first prune). */
+    private transient long bufferedChunks;
+    private transient long prunedThrough;
+    private transient Set<Integer> warnedCreated;
+
+    /** @param clickhouse the sink's connection and id (mode clickhouse); may be null in mode disabled */
+    public ToastStage(ToastResolver.Mode mode, long valueMaxBytes, ClickHouseSinkOptions clickhouse,
+                      PgConnectionConfig pg) {
+        if (mode == ToastResolver.Mode.CLICKHOUSE && clickhouse == null) {
+            throw new IllegalArgumentException("toast.mode clickhouse needs the ClickHouse settings");
+        }
+        this.mode = mode;
+        this.valueMaxBytes = valueMaxBytes;
+        this.clickhouse = clickhouse;
+        this.pg = pg;
+    }
+
+    @Override
+    public void open(OpenContext ctx) throws Exception {
+        chunks = getRuntimeContext().getMapState(new MapStateDescriptor<>("toast-chunks",
+                Types.TUPLE(Types.INT, Types.INT, Types.INT),
+                Types.TUPLE(Types.LONG, Types.LONG, Types.PRIMITIVE_ARRAY(Types.BYTE))));
+        mirrors = getRuntimeContext().getMapState(new MapStateDescriptor<>("toast-mirrors", Types.INT, Types.BOOLEAN));
+        counters = new ToastCounters();
+        bufferedChunks = -1;
+        warnedCreated = new HashSet<>();
+        MetricGroup g = getRuntimeContext().getMetricGroup().addGroup("toast");
+        for (String name : counters.asMap().keySet()) {
+            g.gauge(name, () -> counters.asMap().get(name));
+        }
+        g.gauge("toast_buffered_chunks", () -> bufferedChunks);
+        loadTypes();
+        if (mode == ToastResolver.Mode.CLICKHOUSE) {
+            ch = clickhouse.connect();
+            retry = new Retrier(clickhouse.retryTimeout(), () -> {});
+            caps = retry.call("SELECT version()", () -> ServerCapabilities.probe(ch));
+        }
+        resolver = new ToastResolver(mode, valueMaxBytes, () -> values, this::buffered,
+                mode == ToastResolver.Mode.CLICKHOUSE ? this::fetch : null, counters);
+        LOG.info("TOAST stage: mode {}, values up to {} bytes{}", mode.name().toLowerCase(), valueMaxBytes,
+                ch == null ? "" : ", mirrors in " + ch);
+    }
+
+    private void loadTypes() throws Exception {
+        try (Connection c = pg.openSql()) {
+            values = new ValueDecoder(SqlTypeCatalog.load(c));
+        }
+    }
+
+    @Override
+    public void processElement(Drained d, Context ctx, Collector<Drained> out) throws Exception {
+        if (d instanceof DrainedChange c) {
+            if (c.change() instanceof RowChange r) {
+                if (ToastResolver.isToastRelation(r.descriptor())) {
+                    chunk(r, c.commitSeq());
+                    if (mode == ToastResolver.Mode.DISABLED) {
+                        return; // no mirror to feed
+                    }
+                } else {
+                    RowChange resolved = resolver.resolve(r, c.commitSeq());
+                    if (resolved != r) {
+                        d = new DrainedChange(c.commitSeq(), c.commitLsn(), c.fullXid(), c.commitTime(), resolved);
+                    }
+                }
+            } else {
+                truncated((TruncateChange) c.change());
+            }
+        } else if (d instanceof DrainedCatalog) {
+            loadTypes(); // enums, domains and composites may come with the DDL
+        } else if (d instanceof DrainedCommit && mode == ToastResolver.Mode.DISABLED && addedThisCommit) {
+            chunks.clear();
+            bufferedChunks = 0;
+            addedThisCommit = false;
+        }
+        out.collect(d);
+    }
+
+    private void chunk(RowChange r, long commitSeq) throws Exception {
+        ToastResolver.Chunk c = resolver.chunkOf(r);
+        if (c == null) {
+            return; // deletes are the mirror's (tombstones); malformed rows are counted
+        }
+        if (mode == ToastResolver.Mode.CLICKHOUSE && !mirrors.contains(c.toastRelOid())) {
+            mirrors.put(c.toastRelOid(), true); // the sink creates it with the batch
+        }
+        chunks.put(Tuple3.of(c.toastRelOid(), c.valueId(), c.seq()), Tuple3.of(commitSeq, r.lsn(), c.data()));
+        addedThisCommit = true;
+        if (bufferedChunks >= 0) {
+            bufferedChunks++;
+        }
+    }
+
+    /** The owner's TRUNCATE empties its TOAST relation (same oid, new storage): its buffered chunks are dead. */
+    private void truncated(TruncateChange t) throws Exception {
+        Set<Integer> toast = new HashSet<>();
+        for (RelationDescriptor d : t.relations()) {
+            if (d.toastRelOid() != 0) {
+                toast.add(d.toastRelOid());
+            }
+        }
+        if (!toast.isEmpty() && bufferedChunks != 0) {
+            removeWhere(e -> toast.contains(e.getKey().f0));
+        }
+    }
+
+    private ToastResolver.BufferedChunk buffered(int rel, int valueId, int seq) {
+        try {
+            Tuple3<Long, Long, byte[]> v = chunks.get(Tuple3.of(rel, valueId, seq));
+            return v == null ? null : new ToastResolver.BufferedChunk(v.f0, v.f1, v.f2);
+        } catch (Exception e) {
+            throw new IllegalStateException("reading buffered TOAST chunks: " + e.getMessage(), e);
+        }
+    }
+
+    private List<ToastMirror.Chunk> fetch(int rel, int valueId, long maxLsn) {
+        try {
+            String mirror = ToastMirror.name(rel);
+            if (!mirrors.contains(rel)) {
+                // First reference to a relation the job never wrote chunks of: its values predate the job. The
+                // mirror starts empty (a snapshot seeds it); until then such values are superseded-fills.
+                retry.run("CREATE mirror " + mirror, () -> ch.execute(ToastMirror.createSql(ch.database(), rel, caps)));
+                mirrors.put(rel, true);
+                if (warnedCreated.add(rel)) {
+                    LOG.warn("TOAST mirror {} created on first reference (value {} at LSN {}): values written before"
+                            + " the job started are not in it, they are filled and counted"
+                            + " (toast_values_filled_superseded)", mirror, Integer.toUnsignedString(valueId), maxLsn);
+                }
+            }
+            String q = ToastMirror.fetchSql(ch.database(), rel, valueId, maxLsn);
+            try {
+                return ToastMirror.parseFetch(retry.call("fetch TOAST value", () -> ch.queryTsv(q)));
+            } catch (ClickHouseException e) {
+                if (e.serverCode() == UNKNOWN_TABLE) {
+                    return null;
+                }
+                throw e;
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while fetching a TOAST value", e);
+        } catch (RuntimeException e) {
+            throw e;
+        } catch (Exception e) {
+            throw new IllegalStateException("TOAST stage state: " + e.getMessage(), e);
+        }
+    }
+
+    private static final int UNKNOWN_TABLE = 60;
+
+    /**
+     * Drops the buffered chunks of commits the sink's committed watermark covers: the mirror has them now. Called by
+     * {@link ToastOperator} on each completed checkpoint, with the key set.
+     */
+    void pruneCommitted() throws Exception {
+        if (mode != ToastResolver.Mode.CLICKHOUSE || bufferedChunks == 0) {
+            return;
+        }
+        String q = "SELECT commit_seq FROM " + DestinationSchema.quote(ch.database()) + "."
+                + DestinationSchema.quote(SinkTables.COMMITTED_VIEW) + " WHERE sink = "
+                + ColumnCodec.quote(clickhouse.sinkId());
+        String w = retry.call(q, () -> ch.queryString(q));
+        long committed = w == null || w.isEmpty() ? 0 : Long.parseUnsignedLong(w);
+        if (committed <= prunedThrough && bufferedChunks >= 0) {
+            return;
+        }
+        removeWhere(e -> e.getValue().f0 <= committed);
+        prunedThrough = committed;
+    }
+
+    private void removeWhere(java.util.function.Predicate<Map.Entry<Tuple3<Integer, Integer, Integer>,
+            Tuple3<Long, Long, byte[]>>> dead) throws Exception {
+        long kept = 0;
+        Iterator<Map.Entry<Tuple3<Integer, Integer, Integer>, Tuple3<Long, Long, byte[]>>> it = chunks.iterator();
+        while (it.hasNext()) {
+            if (dead.test(it.next())) {
+                it.remove();
+            } else {
+                kept++;
+            }
+        }
+        bufferedChunks = kept;
+    }
+
+    @Override
+    public void close() throws Exception {
+        if (ch != null) {
+            ch.close();
+        }
+        super.close();
+    }
+}
