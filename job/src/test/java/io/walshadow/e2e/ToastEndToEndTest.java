@@ -100,9 +100,13 @@ class ToastEndToEndTest {
                 + "`.`pg_toast_" + toast + "` FINAL WHERE _is_deleted = 0 ORDER BY r")) {
             ch.add(r[0]);
         }
-        List<String> sortedPg = new ArrayList<>(pg);
-        java.util.Collections.sort(sortedPg);
-        assertEquals(sortedPg, ch, "mirror pg_toast_" + toast + " of " + table + " against PostgreSQL's TOAST relation");
+        java.util.Set<String> missing = new java.util.TreeSet<>(pg);
+        ch.forEach(missing::remove);
+        java.util.Set<String> extra = new java.util.TreeSet<>(ch);
+        pg.forEach(extra::remove);
+        assertTrue(missing.isEmpty() && extra.isEmpty() && pg.size() == ch.size(), "mirror pg_toast_" + toast + " of "
+                + table + " against PostgreSQL's TOAST relation (blkno,offnum,chunk_id,chunk_seq,md5): " + pg.size()
+                + " chunks in PostgreSQL, " + ch.size() + " live in the mirror; missing " + missing + "; extra " + extra);
         return pg.size();
     }
 
