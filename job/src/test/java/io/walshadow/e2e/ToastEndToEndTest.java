@@ -119,6 +119,9 @@ class ToastEndToEndTest {
             // written and changed again in one transaction: the transaction's own chunks
             LocalPg.exec(e.pg, "BEGIN", "INSERT INTO " + t + " SELECT " + values("g", "a") + " FROM generate_series(1, 20) g",
                     "UPDATE " + t + " SET body = body || 'changed', doc = doc || '{\"x\": 1}' WHERE id <= 5", "COMMIT");
+            assertEquals("20", LocalPg.queryString(e.pg, "SELECT count(*) FROM " + t + " WHERE pg_column_compression(body)"
+                    + " = 'pglz' AND pg_column_compression(body4) = 'lz4' AND pg_column_compression(raw) IS NULL"
+                    + " AND pg_column_compression(ext) IS NULL"), "both compression methods, and uncompressed values");
             // right away, another column of other rows: the chunks are not committed in ClickHouse yet
             LocalPg.exec(e.pg, "UPDATE " + t + " SET note = 'soon' WHERE id BETWEEN 6 AND 10");
             awaitChunksInMirrorOnly(e);
