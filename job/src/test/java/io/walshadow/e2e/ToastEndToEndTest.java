@@ -122,21 +122,28 @@ class ToastEndToEndTest {
             assertEquals("20", LocalPg.queryString(e.pg, "SELECT count(*) FROM " + t + " WHERE pg_column_compression(body)"
                     + " = 'pglz' AND pg_column_compression(body4) = 'lz4' AND pg_column_compression(raw) IS NULL"
                     + " AND pg_column_compression(ext) IS NULL"), "both compression methods, and uncompressed values");
+            // the server's default method for columns without their own (doc): lz4 for these rows
+            LocalPg.exec(e.pg, "SET default_toast_compression = 'lz4'", "INSERT INTO " + t + " SELECT "
+                    + values("g", "z") + " FROM generate_series(21, 24) g", "RESET default_toast_compression");
+            assertEquals("4", LocalPg.queryString(e.pg, "SELECT count(*) FROM " + t + " WHERE id > 20 AND"
+                    + " pg_column_compression(doc) = 'lz4'"));
+            assertEquals("20", LocalPg.queryString(e.pg, "SELECT count(*) FROM " + t + " WHERE id <= 20 AND"
+                    + " pg_column_compression(doc) = 'pglz'"));
             // right away, another column of other rows: the chunks are not committed in ClickHouse yet
             LocalPg.exec(e.pg, "UPDATE " + t + " SET note = 'soon' WHERE id BETWEEN 6 AND 10");
             awaitChunksInMirrorOnly(e);
             long fromMirrorBefore = metric("toast_values_resolved_mirror");
             // later: the values can only come from the mirror
-            LocalPg.exec(e.pg, "UPDATE " + t + " SET note = 'later' WHERE id BETWEEN 11 AND 15",
+            LocalPg.exec(e.pg, "UPDATE " + t + " SET note = 'later' WHERE id BETWEEN 11 AND 15 OR id IN (21, 22)",
                     "DELETE FROM " + t + " WHERE id IN (1, 16)",
                     "UPDATE " + t + " SET id = id + 100 WHERE id = 17"); // new key, values carried over
             e.awaitCaughtUp(Duration.ofSeconds(120));
-            assertEquals(Map.of("docs", 18), e.assertAllTablesEqual());
+            assertEquals(Map.of("docs", 22), e.assertAllTablesEqual());
             int chunks = assertMirrorEqualsPgToast(e, "docs");
             assertNoFills();
-            // 6 rows (11..15, 17) x 5 out-of-line columns
-            assertEquals(30, metric("toast_values_resolved_mirror") - fromMirrorBefore, "values fetched from the mirror");
-            assertTrue(metric("toast_values_resolved_buffered") >= 20 * 5 + 5 * 5, "values from buffered chunks");
+            // 8 rows (11..15, 17, 21, 22) x 5 out-of-line columns
+            assertEquals(40, metric("toast_values_resolved_mirror") - fromMirrorBefore, "values fetched from the mirror");
+            assertTrue(metric("toast_values_resolved_buffered") >= 24 * 5 + 5 * 5, "values from buffered chunks");
             System.out.println("TOAST: " + chunks + " chunks mirrored; " + TestMetricReporter.METRICS.keySet().stream()
                     .filter(k -> k.startsWith("toast_")).sorted().map(k -> k + "=" + metric(k)).toList());
         }
