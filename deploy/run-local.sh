@@ -21,6 +21,11 @@ echo "[run] building (mvn install -DskipTests)" >&2
 psql_() { PGPASSWORD=$WALSHADOW_PG_PASSWORD "$WALSHADOW_PG_BIN/psql" -X -q -At -h "$WALSHADOW_PG_HOST" \
   -p "$WALSHADOW_PG_PORT" -U "$WALSHADOW_PG_USER" -d "$WALSHADOW_PG_DATABASE" "$@"; }
 ch_() { bash "$HERE/local/stack.sh" ch "$@"; }
+# the previous demo table's TOAST mirror (named by its TOAST relation's oid) goes with it
+old_toast=$(psql_ -c "SELECT reltoastrelid FROM pg_class WHERE oid = to_regclass('public.demo_orders')" || true)
+if [[ -n $old_toast && $old_toast != 0 ]]; then
+  ch_ --query "DROP TABLE IF EXISTS $WALSHADOW_CH_DATABASE.pg_toast_$old_toast"
+fi
 psql_ -c "DROP TABLE IF EXISTS demo_orders"
 ch_ --query "DROP TABLE IF EXISTS $WALSHADOW_CH_DATABASE.public__demo_orders__live"
 ch_ --query "DROP TABLE IF EXISTS $WALSHADOW_CH_DATABASE.public__demo_orders"
@@ -34,7 +39,7 @@ ch_ --query "DROP TABLE IF EXISTS $WALSHADOW_CH_DATABASE.public__demo_orders"
   done
   sleep 3
   echo "[run] demo workload running; watch the rows arrive in ClickHouse:" >&2
-  echo "[run]   bash deploy/local/stack.sh ch --query \"SELECT status, count(), max(id) FROM $WALSHADOW_CH_DATABASE.public__demo_orders__live GROUP BY status\"" >&2
+  echo "[run]   bash deploy/local/stack.sh ch --query \"SELECT status, count(), max(id), sum(length(notes)) FROM $WALSHADOW_CH_DATABASE.public__demo_orders__live GROUP BY status\"" >&2
   echo "[run]   bash deploy/local/stack.sh ch --query \"SELECT * FROM $WALSHADOW_CH_DATABASE._walshadow_committed\"" >&2
   exec bash "$HERE/local/demo-workload.sh"
 ) &

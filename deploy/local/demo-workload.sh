@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # A small, steady demo workload on the local PostgreSQL: orders inserted, updated and deleted every second,
-# with an occasional rolled-back savepoint. Runs for ${DEMO_SECONDS:-600} seconds or until killed.
+# with an occasional rolled-back savepoint. Each order carries a ~6 kB note stored out of line (TOAST); the
+# status UPDATEs leave it unchanged, and it still arrives whole in ClickHouse. Runs for ${DEMO_SECONDS:-600} seconds or until killed.
 set -euo pipefail
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 eval "$(bash "$HERE/stack.sh" env)"
@@ -14,7 +15,8 @@ CREATE TABLE IF NOT EXISTS demo_orders (
   customer   text NOT NULL,
   amount     numeric(12,2) NOT NULL,
   status     text NOT NULL DEFAULT 'new',
-  created_at timestamptz NOT NULL DEFAULT now()
+  created_at timestamptz NOT NULL DEFAULT now(),
+  notes      text
 );
 SQL
 
@@ -24,8 +26,10 @@ while (( SECONDS < end )); do
   i=$((i + 1))
   psql_ <<SQL
 BEGIN;
-INSERT INTO demo_orders (customer, amount)
-  SELECT 'customer-' || (random() * 100)::int, round((random() * 500)::numeric, 2) FROM generate_series(1, 5);
+INSERT INTO demo_orders (customer, amount, notes)
+  SELECT 'customer-' || (random() * 100)::int, round((random() * 500)::numeric, 2),
+         (SELECT string_agg(md5(random()::text || g || i), ' ') FROM generate_series(1, 180) i)
+  FROM generate_series(1, 5) g;
 UPDATE demo_orders SET status = 'paid' WHERE id IN (SELECT id FROM demo_orders WHERE status = 'new' ORDER BY id LIMIT 2);
 DELETE FROM demo_orders WHERE id IN (SELECT id FROM demo_orders WHERE status = 'paid' ORDER BY id LIMIT 1);
 SAVEPOINT maybe;
