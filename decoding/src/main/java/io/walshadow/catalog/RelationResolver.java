@@ -21,7 +21,8 @@ import java.util.function.IntPredicate;
  *       prev's, equals the relation oid (a relation's first relfilenode is its oid and every rewrite assigns a
  *       fresh one, so it was never rewritten), or was created by the committing transaction; else prev's, when the
  *       commit record does not drop prev's relfilenode (the commit did not rewrite it: a later one did);
- *       else unknown (ambiguous).
+ *       else unknown (ambiguous: prev's, the live one and every relfilenode created and not yet settled, since
+ *       the storage at the boundary may be one of those).
  *   <li>Replica identity setting and TOAST table: from the live row when pg_class.xmin is visible, or when equal
  *       to prev's; a new relation's default identity ({@code d}) and absent TOAST table are taken as is; a TOAST
  *       table whose own pg_class row is visible existed, unchanged, at the boundary. Otherwise ambiguous.
@@ -226,6 +227,14 @@ final class RelationResolver {
                 }
                 if (!locs.contains(liveLoc)) {
                     locs.add(liveLoc);
+                }
+                // The storage in use is unknown: it may be one the committing transaction created (a rewrite whose
+                // relfilenode a later rewrite already replaced in the live catalog). Records on those must fail
+                // closed too; left unattributed they would be skipped as "not replicated".
+                for (RelFileLocator c : b.created()) {
+                    if (!locs.contains(c)) {
+                        locs.add(c);
+                    }
                 }
             }
             return new Ambiguous(locs, ahead, why);

@@ -198,7 +198,11 @@ class ToastEndToEndTest {
 
             // VACUUM FULL moves every chunk to new TIDs (same value ids, same TOAST oid); later updates of other
             // columns must still find the values
-            LocalPg.exec(e.pg, "DELETE FROM " + t + " WHERE id IN (2, 3)", "VACUUM FULL " + t);
+            LocalPg.exec(e.pg, "DELETE FROM " + t + " WHERE id IN (2, 3)", "VACUUM FULL " + t,
+                    "UPDATE " + t + " SET note = 'between' WHERE id = 8");
+            // (one rewrite at a time: a second one before the job reached the first fails closed, see DdlEndToEndTest)
+            e.awaitCaughtUp(Duration.ofSeconds(120));
+            LocalPg.exec(e.pg, "CLUSTER " + t + " USING docs_pkey");
             LocalPg.exec(e.pg, "UPDATE " + t + " SET note = 'after vacuum' WHERE id IN (4, 5)");
             awaitChunksInMirrorOnly(e);
             LocalPg.exec(e.pg, "UPDATE " + t + " SET note = 'later' WHERE id IN (6, 7)");
@@ -257,5 +261,49 @@ class ToastEndToEndTest {
             assertEquals("0", e.ch.queryString("SELECT count() FROM system.tables WHERE database = '" + e.chDatabase
                     + "' AND name LIKE 'pg\\\\_toast\\\\_%'"), "no mirrors in mode disabled");
         }
+    }
+
+    @Test
+    void aVanishedMirrorOrAnOversizedValueStopsTheJob() throws Exception {
+        try (E2e e = new E2e("toast_fail")) {
+            String t = e.schema + ".docs";
+            create(e, "docs");
+            e.start();
+            insert(e, "docs", 1, 3, "f");
+            awaitChunksInMirrorOnly(e);
+            // someone drops the mirror: filling would write NULL over values nothing later corrects
+            e.ch.execute("DROP TABLE `" + e.chDatabase + "`.`pg_toast_" + toastRelOid(e, "docs") + "`");
+            LocalPg.exec(e.pg, "UPDATE " + t + " SET note = 'x' WHERE id = 1");
+            String failure = awaitFailure(e);
+            assertTrue(failure.contains("ToastResolutionException") && failure.contains("is gone")
+                    && failure.contains(e.schema + ".docs."), failure);
+            e.cancelJobs();
+        }
+        try (E2e e = new E2e("toast_cap")) {
+            create(e, "docs");
+            e.start("--toast.value.max.bytes", "20000");
+            insert(e, "docs", 1, 1, "c"); // the 32 kB body is over the cap
+            String failure = awaitFailure(e);
+            assertTrue(failure.contains("exceeds toast.value.max.bytes = 20000") && failure.contains(e.schema
+                    + ".docs.body"), failure);
+            boolean created = !"0".equals(e.ch.queryString("SELECT count() FROM system.tables WHERE database = '"
+                    + e.chDatabase + "' AND name = '" + e.schema + "__docs'"));
+            assertTrue(!created || "0".equals(e.ch.queryString("SELECT count() FROM `" + e.chDatabase + "`.`" + e.schema
+                    + "__docs`")), "nothing of that transaction is visible");
+        }
+    }
+
+    private static String awaitFailure(E2e e) throws Exception {
+        String[] failure = {null};
+        FlinkTestJobs.awaitTrue("the job fails", Duration.ofSeconds(60), () -> {
+            try {
+                e.failFastIfAJobFailed();
+                return false;
+            } catch (IllegalStateException ex) {
+                failure[0] = ex.getMessage();
+                return true;
+            }
+        });
+        return failure[0];
     }
 }

@@ -203,12 +203,15 @@ public final class ToastStage extends KeyedProcessFunction<Integer, Drained, Dra
             }
             String q = ToastMirror.fetchSql(ch.database(), rel, valueId, maxLsn);
             try {
-                return ToastMirror.parseFetch(retry.call("fetch TOAST value", () -> ch.queryTsv(q)));
-            } catch (ClickHouseException e) {
-                if (e.serverCode() == UNKNOWN_TABLE) {
+                return ToastMirror.parseFetch(ch.queryTsv(q));
+            } catch (ClickHouseException first) {
+                // a vanished mirror is not worth retrying (and not a transient error): tell it apart first
+                String exists = "SELECT count() FROM system.tables WHERE database = " + ColumnCodec.quote(ch.database())
+                        + " AND name = " + ColumnCodec.quote(mirror);
+                if ("0".equals(retry.call(exists, () -> ch.queryString(exists)))) {
                     return null;
                 }
-                throw e;
+                return ToastMirror.parseFetch(retry.call("fetch TOAST value", () -> ch.queryTsv(q)));
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
@@ -219,8 +222,6 @@ public final class ToastStage extends KeyedProcessFunction<Integer, Drained, Dra
             throw new IllegalStateException("TOAST stage state: " + e.getMessage(), e);
         }
     }
-
-    private static final int UNKNOWN_TABLE = 60;
 
     /**
      * Drops the buffered chunks of commits the sink's committed watermark covers: the mirror has them now. Called by
