@@ -112,27 +112,55 @@ public final class ToastMirror {
     /** One chunk a fetch returned. */
     public record Chunk(int seq, byte[] data) {}
 
+    /** A value to fetch: its id, as of the LSN of the record that refers to it. */
+    public record Need(int valueId, long maxLsn) {}
+
     /**
-     * The chunks of value {@code valueId} visible at {@code maxLsn}, by ascending {@code chunk_seq}, one per seq
-     * (the newest). Runs on ClickHouse 18.16: {@code FINAL} is not needed, the per-TID {@code argMax} is the merge.
+     * The chunks of many values, each visible at its own LSN bound, in one query: one pass over the chunk_id column
+     * finds the TIDs that ever held one of them, an index-pruned read takes every version at those TIDs, and per
+     * (value, bound, TID) the newest version at or before the bound counts when it is a live chunk of the value.
+     * Rows: value id, bound, seq, hex data, ordered so that the newest copy of a seq comes last. Runs on ClickHouse
+     * 18.16: {@code FINAL} is not needed, the per-TID {@code argMax} is the merge.
      */
-    public static String fetchSql(String db, int toastRelOid, int valueId, long maxLsn) {
+    public static String fetchBatchSql(String db, int toastRelOid, java.util.Collection<Need> needs) {
         String t = quote(db) + "." + quote(name(toastRelOid));
-        String id = Integer.toUnsignedString(valueId);
-        String lsn = Long.toUnsignedString(maxLsn);
-        return "SELECT seq, hex(argMax(data, l)) FROM ("
-                + "SELECT argMax(chunk_id, _lsn) AS cid, argMax(chunk_seq, _lsn) AS seq, argMax(chunk_data, _lsn) AS data,"
-                + " argMax(_is_deleted, _lsn) AS del, max(_lsn) AS l FROM " + t
-                + " WHERE _lsn <= " + lsn + " AND (blkno, offnum) IN (SELECT blkno, offnum FROM " + t
-                + " WHERE chunk_id = " + id + " AND _lsn <= " + lsn + " AND _is_deleted = 0)"
-                + " GROUP BY blkno, offnum) WHERE del = 0 AND cid = " + id + " GROUP BY seq ORDER BY seq";
+        java.util.Set<Integer> ids = new java.util.TreeSet<>(Integer::compareUnsigned);
+        List<String> pairs = new ArrayList<>(needs.size());
+        for (Need n : needs) {
+            ids.add(n.valueId());
+            pairs.add("(toUInt32(" + Integer.toUnsignedString(n.valueId()) + "), toUInt64("
+                    + Long.toUnsignedString(n.maxLsn()) + "))");
+        }
+        String idList = String.join(", ", ids.stream().map(Integer::toUnsignedString).toList());
+        String held = "SELECT blkno, offnum FROM " + t + " WHERE chunk_id IN (" + idList + ") AND _is_deleted = 0";
+        return "SELECT vid, ml, seq, hex(data) FROM ("
+                + "SELECT vid, ml, argMax(chunk_id, _lsn) AS cid, argMax(chunk_seq, _lsn) AS seq,"
+                + " argMax(chunk_data, _lsn) AS data, argMax(_is_deleted, _lsn) AS del, max(_lsn) AS l FROM ("
+                + "SELECT blkno, offnum, chunk_id, chunk_seq, chunk_data, _lsn, _is_deleted FROM " + t
+                + " WHERE (blkno, offnum) IN (" + held + ")"
+                + ") AS m ALL INNER JOIN ("
+                + "SELECT blkno, offnum, vid, ml FROM (SELECT DISTINCT blkno, offnum, toUInt32(chunk_id) AS vid FROM " + t
+                + " WHERE chunk_id IN (" + idList + ") AND _is_deleted = 0) AS h ALL INNER JOIN ("
+                + "SELECT tupleElement(q, 1) AS vid, tupleElement(q, 2) AS ml FROM system.one ARRAY JOIN ["
+                + String.join(", ", pairs) + "] AS q) AS p USING (vid)"
+                + ") AS c USING (blkno, offnum) WHERE _lsn <= ml GROUP BY vid, ml, blkno, offnum"
+                + ") WHERE del = 0 AND cid = vid ORDER BY vid, ml, seq, l";
     }
 
-    public static List<Chunk> parseFetch(List<String[]> rows) {
-        List<Chunk> out = new ArrayList<>(rows.size());
+    /** The rows of {@link #fetchBatchSql}: per value and bound, one chunk per seq (the newest), ascending. */
+    public static java.util.Map<Need, List<Chunk>> parseBatch(List<String[]> rows) {
+        java.util.Map<Need, java.util.TreeMap<Integer, byte[]>> bySeq = new java.util.HashMap<>();
         for (String[] r : rows) {
-            out.add(new Chunk(Integer.parseInt(r[0]), HexFormat.of().parseHex(r[1])));
+            Need n = new Need(Integer.parseUnsignedInt(r[0]), Long.parseUnsignedLong(r[1]));
+            bySeq.computeIfAbsent(n, k -> new java.util.TreeMap<>()).put(Integer.parseInt(r[2]),
+                    HexFormat.of().parseHex(r[3])); // the newest copy of a seq comes last and wins
         }
+        java.util.Map<Need, List<Chunk>> out = new java.util.HashMap<>();
+        bySeq.forEach((n, m) -> {
+            List<Chunk> l = new ArrayList<>(m.size());
+            m.forEach((seq, data) -> l.add(new Chunk(seq, data)));
+            out.put(n, l);
+        });
         return out;
     }
 }

@@ -15,6 +15,15 @@ public final class ToastOperator extends KeyedProcessOperator<Integer, Drained, 
     }
 
     @Override
+    public void prepareSnapshotPreBarrier(long checkpointId) throws Exception {
+        super.prepareSnapshotPreBarrier(checkpointId);
+        if (!((ToastStage) getUserFunction()).idle()) {
+            // rows are only held within one commit's drain, which no barrier splits; held rows here would be lost
+            throw new IllegalStateException("TOAST stage holds rows at checkpoint " + checkpointId);
+        }
+    }
+
+    @Override
     public void notifyCheckpointComplete(long checkpointId) throws Exception {
         super.notifyCheckpointComplete(checkpointId);
         setCurrentKey(ToastStage.KEY);

@@ -9,7 +9,13 @@ import io.walshadow.types.Oids;
 import io.walshadow.types.ToastPointer;
 import io.walshadow.types.UnsupportedTypeException;
 import io.walshadow.types.ValueDecoder;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
+import java.util.Set;
 import java.util.function.Supplier;
 
 /**
@@ -49,10 +55,37 @@ public final class ToastResolver {
 
     public interface MirrorStore {
         /**
-         * The value's chunks visible at {@code maxLsn} in the mirror, by ascending seq, one per seq; null when the
-         * mirror does not exist although the job wrote to it.
+         * For each value, its chunks visible at its LSN in the mirror of {@code toastRelOid}, by ascending seq, one
+         * per seq (a value without any is absent); null when the mirror does not exist although the job wrote to it.
          */
-        List<ToastMirror.Chunk> fetch(int toastRelOid, int valueId, long maxLsn);
+        Map<ToastMirror.Need, List<ToastMirror.Chunk>> fetch(int toastRelOid, Collection<ToastMirror.Need> needs);
+    }
+
+    /** A row whose values from buffered chunks are in place and whose other pointers wait for the mirror. */
+    public static final class Pending {
+        final RowChange row;
+        final Object[] values;
+        final List<Integer> columns = new ArrayList<>();
+        long rawBytes;
+
+        Pending(RowChange row) {
+            this.row = row;
+            this.values = row.newValues().clone();
+        }
+
+        /** Raw (uncompressed) bytes of the values it waits for. */
+        public long rawBytes() {
+            return rawBytes;
+        }
+
+        /** What it needs from the mirrors, by TOAST relation. */
+        void needs(Map<Integer, Set<ToastMirror.Need>> out) {
+            for (int i : columns) {
+                ToastPointer p = (ToastPointer) values[i];
+                out.computeIfAbsent(p.toastRelOid(), k -> new HashSet<>())
+                        .add(new ToastMirror.Need(p.valueId(), row.lsn()));
+            }
+        }
     }
 
     private final Mode mode;
@@ -105,66 +138,129 @@ public final class ToastResolver {
 
     /**
      * The row with every TOAST pointer of its new values resolved (or left in place when filled); the same object
-     * when it has none.
+     * when it has none. Fetches from the mirror at once; {@link #prepare} and {@link #complete} batch the fetches of
+     * many rows.
      *
      * @param commitSeq the drained commit the row belongs to
      */
     public RowChange resolve(RowChange r, long commitSeq) {
+        Object prepared = prepare(r, commitSeq);
+        if (prepared instanceof Pending p) {
+            return complete(p, fetch(List.of(p)));
+        }
+        return (RowChange) prepared;
+    }
+
+    /**
+     * Resolves what the buffered chunks can (now: later events may remove them) and fills what mode
+     * {@code disabled} cannot resolve: the row when nothing is left to fetch, else a {@link Pending} for
+     * {@link #complete}.
+     */
+    public Object prepare(RowChange r, long commitSeq) {
         Object[] v = r.newValues();
         if (v == null) {
             return r;
         }
-        Object[] out = null;
+        Pending pending = null;
+        boolean changed = false;
         for (int i = 0; i < v.length; i++) {
             if (v[i] instanceof ToastPointer p) {
-                Object value = value(r, r.descriptor().column(i + 1), p, commitSeq);
-                if (value != p) {
-                    if (out == null) {
-                        out = v.clone();
-                    }
-                    out[i] = value;
+                Column col = r.descriptor().column(i + 1);
+                checkSize(r, col, p);
+                byte[] stored = fromBuffer(r, col, p, commitSeq);
+                if (stored == null && mode == Mode.DISABLED) {
+                    counters.filledDefault++;
+                    continue;
+                }
+                if (pending == null) {
+                    pending = new Pending(r);
+                }
+                if (stored != null) {
+                    counters.resolvedBuffered++;
+                    pending.values[i] = decode(r, col, p, stored);
+                    changed = true;
+                } else {
+                    pending.columns.add(i);
+                    pending.rawBytes += Integer.toUnsignedLong(p.rawSize());
                 }
             }
         }
-        if (out == null) {
+        if (pending == null) {
             return r;
         }
-        return new RowChange(r.lsn(), r.xid(), r.op(), r.rel(), r.descriptor(), r.newTid(), r.oldTid(), out,
+        if (!pending.columns.isEmpty()) {
+            return pending;
+        }
+        return changed ? withValues(r, pending.values) : r;
+    }
+
+    /** The mirrors' answers for these rows: per TOAST relation, per value (null: the mirror is gone). */
+    public Map<Integer, Map<ToastMirror.Need, List<ToastMirror.Chunk>>> fetch(List<Pending> rows) {
+        Map<Integer, Set<ToastMirror.Need>> needs = new HashMap<>();
+        rows.forEach(p -> p.needs(needs));
+        Map<Integer, Map<ToastMirror.Need, List<ToastMirror.Chunk>>> out = new HashMap<>();
+        needs.forEach((rel, n) -> out.put(rel, mirror.fetch(rel, n)));
+        return out;
+    }
+
+    /** The pending row with the mirror's values in place (or filled and counted). */
+    public RowChange complete(Pending p, Map<Integer, Map<ToastMirror.Need, List<ToastMirror.Chunk>>> fetched) {
+        RowChange r = p.row;
+        boolean changed = p.columns.size() < countPointers(r.newValues());
+        for (int i : p.columns) {
+            ToastPointer ptr = (ToastPointer) p.values[i];
+            Column col = r.descriptor().column(i + 1);
+            Map<ToastMirror.Need, List<ToastMirror.Chunk>> rel = fetched.get(ptr.toastRelOid());
+            if (rel == null) {
+                throw new ToastResolutionException(ToastResolutionException.Kind.MISSING_MIRROR,
+                        r.descriptor().qualifiedName(), col.name(), ptr.toastRelOid(), ptr.valueId(), r.lsn(),
+                        "its ClickHouse mirror " + ToastMirror.name(ptr.toastRelOid()) + " is gone, although the job"
+                        + " wrote to it (dropped by hand?); filling would overwrite current values with nothing to"
+                        + " supersede them", null);
+            }
+            List<ToastMirror.Chunk> chunks = rel.getOrDefault(new ToastMirror.Need(ptr.valueId(), r.lsn()), List.of());
+            if (chunks.isEmpty()) {
+                counters.filledSuperseded++;
+                continue;
+            }
+            byte[] stored = assemble(chunks, ptr.externalSize());
+            if (stored == null) {
+                counters.filledMismatch++;
+                continue;
+            }
+            counters.resolvedMirror++;
+            p.values[i] = decode(r, col, ptr, stored);
+            changed = true;
+        }
+        return changed ? withValues(r, p.values) : r;
+    }
+
+    private static int countPointers(Object[] v) {
+        int n = 0;
+        for (Object o : v) {
+            if (o instanceof ToastPointer) {
+                n++;
+            }
+        }
+        return n;
+    }
+
+    private static RowChange withValues(RowChange r, Object[] values) {
+        return new RowChange(r.lsn(), r.xid(), r.op(), r.rel(), r.descriptor(), r.newTid(), r.oldTid(), values,
                 r.oldValues(), r.oldIsFullRow());
     }
 
-    private Object value(RowChange r, Column col, ToastPointer p, long commitSeq) {
-        String rel = r.descriptor().qualifiedName();
+    private void checkSize(RowChange r, Column col, ToastPointer p) {
         if (Integer.toUnsignedLong(p.rawSize()) > valueMaxBytes || Integer.toUnsignedLong(p.externalSize()) > valueMaxBytes) {
-            throw new ToastResolutionException(ToastResolutionException.Kind.TOO_LARGE, rel, col.name(), p.toastRelOid(),
-                    p.valueId(), r.lsn(), "its size (" + Integer.toUnsignedLong(p.rawSize()) + " bytes raw, "
-                    + p.externalSize() + " stored) exceeds toast.value.max.bytes = " + valueMaxBytes, null);
+            throw new ToastResolutionException(ToastResolutionException.Kind.TOO_LARGE, r.descriptor().qualifiedName(),
+                    col.name(), p.toastRelOid(), p.valueId(), r.lsn(), "its size (" + Integer.toUnsignedLong(p.rawSize())
+                    + " bytes raw, " + p.externalSize() + " stored) exceeds toast.value.max.bytes = " + valueMaxBytes,
+                    null);
         }
-        byte[] stored = fromBuffer(r, col, p, commitSeq);
-        if (stored != null) {
-            counters.resolvedBuffered++;
-        } else if (mode == Mode.DISABLED) {
-            counters.filledDefault++;
-            return p;
-        } else {
-            List<ToastMirror.Chunk> chunks = mirror.fetch(p.toastRelOid(), p.valueId(), r.lsn());
-            if (chunks == null) {
-                throw new ToastResolutionException(ToastResolutionException.Kind.MISSING_MIRROR, rel, col.name(),
-                        p.toastRelOid(), p.valueId(), r.lsn(), "its ClickHouse mirror "
-                        + ToastMirror.name(p.toastRelOid()) + " is gone, although the job wrote to it (dropped by"
-                        + " hand?); filling would overwrite current values with nothing to supersede them", null);
-            }
-            if (chunks.isEmpty()) {
-                counters.filledSuperseded++;
-                return p;
-            }
-            stored = assemble(chunks, p.externalSize());
-            if (stored == null) {
-                counters.filledMismatch++;
-                return p;
-            }
-            counters.resolvedMirror++;
-        }
+    }
+
+    private Object decode(RowChange r, Column col, ToastPointer p, byte[] stored) {
+        String rel = r.descriptor().qualifiedName();
         counters.resolvedBytes += stored.length;
         try {
             return values.get().decode(col.typeOid(), col.typmod(), p.toVarlena(stored), 0, stored.length + 4);

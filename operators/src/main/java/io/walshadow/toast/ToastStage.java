@@ -20,6 +20,8 @@ import io.walshadow.sink.ClickHouseSinkOptions;
 import io.walshadow.types.SqlTypeCatalog;
 import io.walshadow.types.ValueDecoder;
 import java.sql.Connection;
+import java.util.ArrayList;
+import java.util.Collection;
 import java.util.HashSet;
 import java.util.Iterator;
 import java.util.List;
@@ -77,6 +79,9 @@ public final class ToastStage extends KeyedProcessFunction<Integer, Drained, Dra
     private transient long bufferedChunks;
     private transient long prunedThrough;
     private transient Set<Integer> warnedCreated;
+    private transient List<Queued> queue;
+    private transient int pendingRows;
+    private transient long pendingBytes;
 
     /** @param clickhouse the sink's connection and id (mode clickhouse); may be null in mode disabled */
     public ToastStage(ToastResolver.Mode mode, long valueMaxBytes, ClickHouseSinkOptions clickhouse,
@@ -99,6 +104,7 @@ public final class ToastStage extends KeyedProcessFunction<Integer, Drained, Dra
         counters = new ToastCounters();
         bufferedChunks = -1;
         warnedCreated = new HashSet<>();
+        queue = new ArrayList<>();
         MetricGroup g = getRuntimeContext().getMetricGroup().addGroup("toast");
         for (String name : counters.asMap().keySet()) {
             g.gauge(name, () -> counters.asMap().get(name));
@@ -132,22 +138,82 @@ public final class ToastStage extends KeyedProcessFunction<Integer, Drained, Dra
                         return; // no mirror to feed
                     }
                 } else {
-                    RowChange resolved = resolver.resolve(r, c.commitSeq());
-                    if (resolved != r) {
-                        d = new DrainedChange(c.commitSeq(), c.commitLsn(), c.fullXid(), c.commitTime(), resolved);
+                    Object prepared = resolver.prepare(r, c.commitSeq());
+                    if (prepared instanceof ToastResolver.Pending p) {
+                        queue.add(new Queued(c, p));
+                        pendingRows++;
+                        pendingBytes += p.rawBytes();
+                        if (pendingRows >= MAX_PENDING_ROWS || pendingBytes >= MAX_PENDING_BYTES) {
+                            flush(out);
+                        }
+                        return;
+                    }
+                    if (prepared != r) {
+                        d = new DrainedChange(c.commitSeq(), c.commitLsn(), c.fullXid(), c.commitTime(),
+                                (RowChange) prepared);
                     }
                 }
             } else {
                 truncated((TruncateChange) c.change());
             }
         } else if (d instanceof DrainedCatalog) {
+            flush(out); // (empty: a commit's catalog event comes first, after the previous commit flushed)
             loadTypes(); // enums, domains and composites may come with the DDL
-        } else if (d instanceof DrainedCommit && mode == ToastResolver.Mode.DISABLED && addedThisCommit) {
-            chunks.clear();
-            bufferedChunks = 0;
-            addedThisCommit = false;
+        } else if (d instanceof DrainedCommit) {
+            if (mode == ToastResolver.Mode.DISABLED && addedThisCommit) {
+                chunks.clear();
+                bufferedChunks = 0;
+                addedThisCommit = false;
+            }
+            queue.add(new Queued(d, null));
+            flush(out); // a commit never waits: nothing is pending at a checkpoint barrier
+            return;
         }
-        out.collect(d);
+        if (queue.isEmpty()) {
+            out.collect(d);
+        } else {
+            queue.add(new Queued(d, null)); // behind rows waiting for the mirror: the order is the drain order
+        }
+    }
+
+    /** An event held behind a row that waits for the mirror; {@code pending} set for such a row. */
+    private record Queued(Drained event, ToastResolver.Pending pending) {}
+
+    /** Rows waiting for mirror values are fetched in batches of at most this many rows ... */
+    static final int MAX_PENDING_ROWS = 1000;
+    /** ... or raw value bytes (the fetched values are on the heap until emitted). */
+    static final long MAX_PENDING_BYTES = 64L << 20;
+
+    /** Fetches what the queued rows need from the mirrors (one query per TOAST relation), emits the queue in order. */
+    private void flush(Collector<Drained> out) {
+        if (queue.isEmpty()) {
+            return;
+        }
+        List<ToastResolver.Pending> rows = new ArrayList<>(pendingRows);
+        for (Queued q : queue) {
+            if (q.pending() != null) {
+                rows.add(q.pending());
+            }
+        }
+        var fetched = rows.isEmpty() ? Map.<Integer, Map<ToastMirror.Need, List<ToastMirror.Chunk>>>of()
+                : resolver.fetch(rows);
+        for (Queued q : queue) {
+            if (q.pending() == null) {
+                out.collect(q.event());
+            } else {
+                DrainedChange c = (DrainedChange) q.event();
+                out.collect(new DrainedChange(c.commitSeq(), c.commitLsn(), c.fullXid(), c.commitTime(),
+                        resolver.complete(q.pending(), fetched)));
+            }
+        }
+        queue.clear();
+        pendingRows = 0;
+        pendingBytes = 0;
+    }
+
+    /** Whether no event is held (always so between commits, so at every checkpoint barrier). */
+    boolean idle() {
+        return queue.isEmpty();
     }
 
     private void chunk(RowChange r, long commitSeq) throws Exception {
@@ -187,7 +253,7 @@ public final class ToastStage extends KeyedProcessFunction<Integer, Drained, Dra
         }
     }
 
-    private List<ToastMirror.Chunk> fetch(int rel, int valueId, long maxLsn) {
+    private Map<ToastMirror.Need, List<ToastMirror.Chunk>> fetch(int rel, Collection<ToastMirror.Need> needs) {
         try {
             String mirror = ToastMirror.name(rel);
             if (!mirrors.contains(rel)) {
@@ -196,14 +262,14 @@ public final class ToastStage extends KeyedProcessFunction<Integer, Drained, Dra
                 retry.run("CREATE mirror " + mirror, () -> ch.execute(ToastMirror.createSql(ch.database(), rel, caps)));
                 mirrors.put(rel, true);
                 if (warnedCreated.add(rel)) {
-                    LOG.warn("TOAST mirror {} created on first reference (value {} at LSN {}): values written before"
-                            + " the job started are not in it, they are filled and counted"
-                            + " (toast_values_filled_superseded)", mirror, Integer.toUnsignedString(valueId), maxLsn);
+                    LOG.warn("TOAST mirror {} created on first reference ({} values): values written before the job"
+                            + " started are not in it, they are filled and counted (toast_values_filled_superseded)",
+                            mirror, needs.size());
                 }
             }
-            String q = ToastMirror.fetchSql(ch.database(), rel, valueId, maxLsn);
+            String q = ToastMirror.fetchBatchSql(ch.database(), rel, needs);
             try {
-                return ToastMirror.parseFetch(ch.queryTsv(q));
+                return ToastMirror.parseBatch(ch.queryTsv(q));
             } catch (ClickHouseException first) {
                 // a vanished mirror is not worth retrying (and not a transient error): tell it apart first
                 String exists = "SELECT count() FROM system.tables WHERE database = " + ColumnCodec.quote(ch.database())
@@ -211,7 +277,7 @@ public final class ToastStage extends KeyedProcessFunction<Integer, Drained, Dra
                 if ("0".equals(retry.call(exists, () -> ch.queryString(exists)))) {
                     return null;
                 }
-                return ToastMirror.parseFetch(retry.call("fetch TOAST value", () -> ch.queryTsv(q)));
+                return ToastMirror.parseBatch(retry.call("fetch TOAST values", () -> ch.queryTsv(q)));
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();

@@ -5,12 +5,14 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.walshadow.testing.ChdbSession;
 import io.walshadow.testing.LocalClickHouse;
+import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /**
- * The mirror's SQL on both engines: {@link ToastMirror#createSql}, the as-of fetch and the rewrite barrier, on
+ * The mirror's SQL on both engines: {@link ToastMirror#createSql}, the as-of fetch (batched, checked against a
+ * plain one-value formulation) and the rewrite barrier, on
  * ClickHouse 18.16 (the local server) and on the modern engine (chDB: {@code ReplacingMergeTree(_lsn, _is_deleted)}
  * and the bloom filter on chunk_id). One history of TIDs, as PostgreSQL would write it: births, deletes, a line
  * pointer reused by another value, a VACUUM FULL copy at new TIDs, the barrier after it, and merges.
@@ -70,9 +72,55 @@ class ToastMirrorTest {
         assertEquals("9", ch.queryString("SELECT count() FROM " + m), "7 rows and the first barrier's 2 tombstones");
         assertEquals(List.of("0:cc"), fetch(ch, 300, 65));
         assertEquals(List.of("0:bb"), fetch(ch, 200, 55), "as of before the barrier");
+        batchAgreesWithSingleFetches(ch, 10);
         ch.execute("OPTIMIZE TABLE " + m + " FINAL");
         assertEquals(List.of("0:cc"), fetch(ch, 300, 65), "after merges");
         assertEquals(List.of(), fetch(ch, 200, 65));
+        batchAgreesWithSingleFetches(ch, 3);
+    }
+
+    /** The batched fetch answers every (value, LSN) of the history as the single fetch does, in one query. */
+    private static void batchAgreesWithSingleFetches(ClickHouseSql ch, int minVisible) {
+        List<ToastMirror.Need> needs = new java.util.ArrayList<>();
+        for (int id : new int[] {100, 200, 300, 999}) {
+            for (long lsn : new long[] {5, 10, 15, 20, 25, 30, 35, 45, 50, 55, 60, 65}) {
+                needs.add(new ToastMirror.Need(id, lsn));
+            }
+        }
+        java.util.Map<ToastMirror.Need, List<ToastMirror.Chunk>> batch = ToastMirror.parseBatch(
+                ch.queryTsv(ToastMirror.fetchBatchSql(ch.database(), REL, needs)));
+        int nonEmpty = 0;
+        for (ToastMirror.Need n : needs) {
+            List<String> got = batch.getOrDefault(n, List.of()).stream()
+                    .map(c -> c.seq() + ":" + HexFormat.of().formatHex(c.data())).toList();
+            assertEquals(fetch(ch, n.valueId(), n.maxLsn()), got, "value " + n.valueId() + " as of " + n.maxLsn());
+            nonEmpty += got.isEmpty() ? 0 : 1;
+        }
+        assertTrue(nonEmpty >= minVisible, "the history has visible values: " + nonEmpty);
+    }
+
+    /**
+     * The as-of fetch of one value written plainly (the TIDs that held it, their newest version at or before the
+     * LSN, live chunks of the value, newest per seq): the reference the batched query is checked against.
+     */
+    static String fetchSql(String db, int toastRelOid, int valueId, long maxLsn) {
+        String t = DestinationSchema.quote(db) + "." + DestinationSchema.quote(ToastMirror.name(toastRelOid));
+        String id = Integer.toUnsignedString(valueId);
+        String lsn = Long.toUnsignedString(maxLsn);
+        return "SELECT seq, hex(argMax(data, l)) FROM ("
+                + "SELECT argMax(chunk_id, _lsn) AS cid, argMax(chunk_seq, _lsn) AS seq, argMax(chunk_data, _lsn) AS data,"
+                + " argMax(_is_deleted, _lsn) AS del, max(_lsn) AS l FROM " + t
+                + " WHERE _lsn <= " + lsn + " AND (blkno, offnum) IN (SELECT blkno, offnum FROM " + t
+                + " WHERE chunk_id = " + id + " AND _lsn <= " + lsn + " AND _is_deleted = 0)"
+                + " GROUP BY blkno, offnum) WHERE del = 0 AND cid = " + id + " GROUP BY seq ORDER BY seq";
+    }
+
+    static List<ToastMirror.Chunk> parseFetch(List<String[]> rows) {
+        List<ToastMirror.Chunk> out = new ArrayList<>(rows.size());
+        for (String[] r : rows) {
+            out.add(new ToastMirror.Chunk(Integer.parseInt(r[0]), HexFormat.of().parseHex(r[1])));
+        }
+        return out;
     }
 
     private static void insert(ClickHouseSql ch, String m, String values) {
@@ -80,7 +128,7 @@ class ToastMirrorTest {
     }
 
     private static List<String> fetch(ClickHouseSql ch, int valueId, long lsn) {
-        return ToastMirror.parseFetch(ch.queryTsv(ToastMirror.fetchSql(ch.database(), REL, valueId, lsn))).stream()
+        return parseFetch(ch.queryTsv(fetchSql(ch.database(), REL, valueId, lsn))).stream()
                 .map(c -> c.seq() + ":" + HexFormat.of().formatHex(c.data())).toList();
     }
 

@@ -52,9 +52,18 @@ class ToastResolverTest {
         ValueDecoder values = new ValueDecoder(null);
         return new ToastResolver(mode, max, () -> values,
                 (rel, id, seq) -> buffered.get(rel + "/" + id + "/" + seq),
-                (rel, id, lsn) -> {
-                    mirrorCalls.add(id + "@" + lsn);
-                    return mirrorMissing ? null : mirror.getOrDefault(id, List.of());
+                (rel, needs) -> {
+                    if (mirrorMissing) {
+                        return null;
+                    }
+                    Map<ToastMirror.Need, List<ToastMirror.Chunk>> out = new HashMap<>();
+                    for (ToastMirror.Need n : needs) {
+                        mirrorCalls.add(n.valueId() + "@" + n.maxLsn());
+                        if (mirror.containsKey(n.valueId())) {
+                            out.put(n, mirror.get(n.valueId()));
+                        }
+                    }
+                    return out;
                 }, counters);
     }
 
@@ -190,6 +199,33 @@ class ToastResolverTest {
                 () -> res.resolve(row(200, plain(93, TEXT.length)), 5));
         assertEquals(ToastResolutionException.Kind.MISSING_MIRROR, e.kind());
         assertTrue(e.getMessage().contains("pg_toast_9001"), e.getMessage());
+    }
+
+    @Test
+    void pendingRowsFetchTogetherAndKeepTheirBufferedValues() {
+        ToastResolver res = resolver(ToastResolver.Mode.CLICKHOUSE, 1 << 20);
+        RelationDescriptor two = new RelationDescriptor(501, new RelFileLocator(1663, 5, 501), "s", "two", 'r', 'p', 'd',
+                TOAST, List.of(DOCS.column(1), DOCS.column(2), new Column(3, "more", Oids.TEXT, -1, -1, 'i', false, 'x',
+                        false, false, null)), List.of(1));
+        buffer(95, 5, 100, TEXT);
+        byte[] other = "x".repeat(3000).getBytes(StandardCharsets.UTF_8);
+        mirror.put(96, List.of(new ToastMirror.Chunk(0, other)));
+        mirror.put(97, List.of(new ToastMirror.Chunk(0, TEXT)));
+        RowChange both = new RowChange(300, 700, RowChange.Op.UPDATE, two.locator(), two, new Tid(1, 1), new Tid(1, 2),
+                new Object[] {1, plain(95, TEXT.length), plain(96, other.length)}, new Object[] {1, null, null}, false);
+        RowChange one = row(310, plain(97, TEXT.length));
+        ToastResolver.Pending p1 = (ToastResolver.Pending) res.prepare(both, 6);
+        ToastResolver.Pending p2 = (ToastResolver.Pending) res.prepare(one, 6);
+        assertEquals(other.length + 4 + TEXT.length + 4, p1.rawBytes() + p2.rawBytes(), "waiting for 96 and 97 only");
+        var fetched = res.fetch(List.of(p1, p2));
+        assertEquals(List.of("96@300", "97@310"), mirrorCalls.stream().sorted().toList(), "one call, both values");
+        RowChange r1 = res.complete(p1, fetched);
+        RowChange r2 = res.complete(p2, fetched);
+        assertEquals(new String(TEXT, StandardCharsets.UTF_8), r1.newValues()[1]);
+        assertEquals("x".repeat(3000), r1.newValues()[2]);
+        assertEquals(new String(TEXT, StandardCharsets.UTF_8), r2.newValues()[1]);
+        assertEquals(1, counters.resolvedBuffered);
+        assertEquals(2, counters.resolvedMirror);
     }
 
     @Test
