@@ -10,6 +10,7 @@ import io.walshadow.bench.e2e.Source;
 import io.walshadow.bench.e2e.Tally;
 import io.walshadow.bench.e2e.WalshadowContender;
 import io.walshadow.clickhouse.ClickHouseConnection;
+import io.walshadow.clickhouse.DestinationSchema;
 import io.walshadow.clickhouse.ToastMirror;
 import io.walshadow.testing.LocalPg;
 import java.lang.management.GarbageCollectorMXBean;
@@ -48,7 +49,8 @@ import java.util.stream.Collectors;
  * blob in ClickHouse ({@code FINAL}, live rows; {@code lower(hex(MD5(x)))}) equal PostgreSQL's; the TOAST stage's
  * counters (filled values and fetch misses 0, the INSERT phase's values from buffered chunks, the UPDATE phase's from
  * the mirror). Printed with them: the peak of buffered chunks, the checkpoints' largest full size, the seconds to
- * prune, and a probe timing single mirror fetches ({@link ToastMirror#fetchSql}, as the stage runs them) from here.
+ * prune, and a probe timing single mirror fetches ({@link ToastMirror#fetchSql}, as the stage runs them) from here,
+ * with the ClickHouse server's CPU per fetch, on the mirror and on a copy of it with a finer index granularity.
  *
  * <p><b>References</b>, same run, same table: {@code COPY (SELECT * FROM docs) TO STDOUT} through pgjdbc's
  * CopyManager into a discarding stream (text, and binary: reading the values back from PostgreSQL, detoasted; the
@@ -73,7 +75,8 @@ import java.util.stream.Collectors;
  *                        contender's own (repeatable)
  *   --walshadow k=v      a job setting of ours (JobConfig key without the dashes; repeatable), e.g.
  *                        checkpoint.interval=1s (the contender's default), toast.value.max.bytes=...
- *   --probe N            mirror fetches timed from the benchmark after the UPDATE phase (default 20)
+ *   --probe N            mirror fetches timed from the benchmark after the UPDATE phase (default 20; 0: none)
+ *   --fine-granularity G the probe again on a copy of the mirror with index_granularity G (default 256; 0: not)
  *   --timeout-seconds S  give up on a phase after S seconds (default 900)
  *   --keep               keep the scratch database (walshadow_bench_toast) after the run
  * </pre>
@@ -97,7 +100,15 @@ public final class ToastBenchmark {
 
     /** What the TOAST stage did over one of our phases. */
     record Stage(Map<String, Long> counters, long bufferedPeak, double pruneSeconds, long checkpoints,
-                 long checkpointFullPeak, long checkpointMsPeak, double probeMs, long mirrorRows, long mirrorBytes) {}
+                 long checkpointFullPeak, long checkpointMsPeak, Probe probe) {}
+
+    /**
+     * Mirror fetches timed from the benchmark (the job idle): median wall ms and ClickHouse CPU ms per fetch, on the
+     * mirror and on a copy of it with a finer index granularity; the mirror's rows and compressed bytes.
+     */
+    record Probe(double ms, double chCpuMs, double fineMs, double fineChCpuMs, long mirrorRows, long mirrorBytes) {
+        static final Probe NONE = new Probe(Double.NaN, Double.NaN, Double.NaN, Double.NaN, -1, -1);
+    }
 
     private static final List<String> COUNTERS = List.of("toast_chunks", "toast_values_resolved_buffered",
             "toast_values_resolved_mirror", "toast_bytes_resolved", "toast_values_filled_default",
@@ -205,7 +216,7 @@ public final class ToastBenchmark {
                     }
                     sa = new Stage(counters(), peaks.peak("toast_buffered_chunks"), (System.nanoTime() - p0) / 1e9,
                             BenchMetrics.value("numberOfCompletedCheckpoints"), peaks.peak("lastCheckpointFullSize"),
-                            peaks.peak("lastCheckpointDuration"), Double.NaN, -1, -1);
+                            peaks.peak("lastCheckpointDuration"), Probe.NONE);
                     logLine(r, WS_INSERT, m, a.payload());
                     resume = run.suspend();
                 } catch (Exception e) {
@@ -233,15 +244,17 @@ public final class ToastBenchmark {
                     Map<String, Long> counters = counters();
                     logLine(r, WS_UPDATE, m, b.payload());
                     verified = w.verify(ch, run.database(), "UPDATE");
-                    double[] probe = probe(o, ch, pg, run.database());
+                    Probe probe = probe(o, ch, pg, run.database());
                     Stage sb = new Stage(counters, peaks.peak("toast_buffered_chunks"), Double.NaN,
                             BenchMetrics.value("numberOfCompletedCheckpoints"), peaks.peak("lastCheckpointFullSize"),
-                            peaks.peak("lastCheckpointDuration"), probe[0], (long) probe[1], (long) probe[2]);
+                            peaks.peak("lastCheckpointDuration"), probe);
                     checkStage("UPDATE", sb, b.payload().outOfLine(), false);
                     runs.updateStage.add(sb);
                     log("  verified " + verified + " rows in ClickHouse; TOAST stage " + sb.counters + "; mirror fetch"
-                            + " probe: median " + fmt(sb.probeMs) + " ms per value (mirror " + sb.mirrorRows + " rows, "
-                            + fmt(DocsWorkload.mb(sb.mirrorBytes)) + " MB compressed)");
+                            + " probe: " + fmt(probe.ms()) + " ms, ClickHouse CPU " + fmt(probe.chCpuMs()) + " ms per"
+                            + " fetch; index_granularity " + o.fineGranularity + ": " + fmt(probe.fineMs()) + " ms, "
+                            + fmt(probe.fineChCpuMs()) + " ms (mirror " + probe.mirrorRows() + " rows, "
+                            + fmt(DocsWorkload.mb(probe.mirrorBytes())) + " MB compressed)");
                 } finally {
                     run.close();
                 }
@@ -371,29 +384,64 @@ public final class ToastBenchmark {
 
     /**
      * Times {@code --probe} single mirror fetches, the stage's query for values spread over the table, from here (the
-     * job idle): returns the median ms, and the mirror's rows and compressed bytes.
+     * job idle), with the ClickHouse server's CPU time over them; then the same on a copy of the mirror with
+     * {@code index_granularity = --fine-granularity} (the mirror has the default 8192 rows per granule, ~16 MB of
+     * 2 kB chunks, which a fetch of one value reads whole), dropped afterwards.
      */
-    private static double[] probe(Options o, ClickHouseConnection ch, Connection pg, String db) throws Exception {
+    private static Probe probe(Options o, ClickHouseConnection ch, Connection pg, String db) throws Exception {
+        if (o.probe == 0) {
+            return Probe.NONE;
+        }
         int rel = Integer.parseInt(LocalPg.queryString(pg, "SELECT reltoastrelid FROM pg_class WHERE oid = '"
                 + DocsWorkload.TABLE + "'::regclass"));
         String toast = LocalPg.queryString(pg, "SELECT " + rel + "::regclass::text");
-        List<String> ids = LocalPg.queryColumn(pg, "SELECT chunk_id FROM (SELECT DISTINCT chunk_id FROM " + toast
+        List<String> all = LocalPg.queryColumn(pg, "SELECT chunk_id FROM (SELECT DISTINCT chunk_id FROM " + toast
                 + ") v ORDER BY chunk_id");
+        List<Integer> ids = new ArrayList<>();
+        for (int i = 0; i < o.probe && !all.isEmpty(); i++) {
+            ids.add(Integer.parseUnsignedInt(all.get((int) ((long) i * all.size() / o.probe))));
+        }
         long lsn = LocalPg.currentLsn(pg);
-        List<Double> ms = new ArrayList<>();
-        for (int i = 0; i < o.probe && !ids.isEmpty(); i++) {
-            int id = Integer.parseUnsignedInt(ids.get((int) ((long) i * ids.size() / o.probe)));
-            long t0 = System.nanoTime();
-            List<ToastMirror.Chunk> chunks = ToastMirror.parseFetch(ch.queryTsv(ToastMirror.fetchSql(db, rel, id, lsn)));
-            ms.add((System.nanoTime() - t0) / 1e6);
-            if (chunks.isEmpty()) {
-                throw new IllegalStateException("the mirror has no chunks of value " + id);
+        String mirror = ToastMirror.name(rel);
+        double[] coarse = timeFetches(ch, ids, id -> ToastMirror.fetchSql(db, rel, id, lsn));
+        String[] size = ch.queryTsv("SELECT sum(rows), sum(data_compressed_bytes) FROM system.parts WHERE active"
+                + " AND database = '" + db + "' AND table = '" + mirror + "'").get(0);
+        double[] fine = {Double.NaN, Double.NaN};
+        if (o.fineGranularity > 0) {
+            String copy = mirror + "_g" + o.fineGranularity;
+            String q = DestinationSchema.quote(db) + ".";
+            ch.execute("DROP TABLE IF EXISTS " + q + DestinationSchema.quote(copy));
+            ch.execute("CREATE TABLE " + q + DestinationSchema.quote(copy) + " AS " + q + DestinationSchema.quote(mirror)
+                    + " ENGINE = ReplacingMergeTree(" + DestinationSchema.LSN + ") ORDER BY (blkno, offnum)"
+                    + " SETTINGS index_granularity = " + o.fineGranularity);
+            ch.execute("INSERT INTO " + q + DestinationSchema.quote(copy) + " SELECT * FROM " + q
+                    + DestinationSchema.quote(mirror));
+            try {
+                fine = timeFetches(ch, ids, id -> ToastMirror.fetchSql(db, rel, id, lsn)
+                        .replace(DestinationSchema.quote(mirror), DestinationSchema.quote(copy)));
+            } finally {
+                ch.execute("DROP TABLE IF EXISTS " + q + DestinationSchema.quote(copy));
             }
         }
-        String[] size = ch.queryTsv("SELECT sum(rows), sum(data_compressed_bytes) FROM system.parts WHERE active"
-                + " AND database = '" + db + "' AND table = '" + ToastMirror.name(rel) + "'").get(0);
-        return new double[] {ms.isEmpty() ? Double.NaN : E2eBenchmark.median(ms, x -> x), Double.parseDouble(size[0]),
-                Double.parseDouble(size[1])};
+        return new Probe(coarse[0], coarse[1], fine[0], fine[1], Long.parseLong(size[0]), Long.parseLong(size[1]));
+    }
+
+    /** Median wall ms per fetch and ClickHouse CPU ms per fetch (over all of them), after one untimed fetch. */
+    private static double[] timeFetches(ClickHouseConnection ch, List<Integer> ids,
+                                        java.util.function.IntFunction<String> sql) {
+        ch.queryTsv(sql.apply(ids.get(0))); // caches, connection
+        List<Double> ms = new ArrayList<>();
+        double cpu0 = E2eBenchmark.clickHouseCpuSeconds();
+        for (int id : ids) {
+            long t0 = System.nanoTime();
+            List<ToastMirror.Chunk> chunks = ToastMirror.parseFetch(ch.queryTsv(sql.apply(id)));
+            ms.add((System.nanoTime() - t0) / 1e6);
+            if (chunks.isEmpty()) {
+                throw new IllegalStateException("the mirror has no chunks of value " + Integer.toUnsignedString(id));
+            }
+        }
+        double cpu = E2eBenchmark.clickHouseCpuSeconds() - cpu0;
+        return new double[] {E2eBenchmark.median(ms, x -> x), 1000 * cpu / ids.size()};
     }
 
     private static void logLine(int round, String line, Measure m, DocsWorkload.Payload p) {
@@ -450,11 +498,16 @@ public final class ToastBenchmark {
             double sec = median(runs.lines.get(WS_UPDATE), Measure::seconds);
             long values = s.counters.get("toast_values_resolved_mirror");
             double chCpu = median(runs.lines.get(WS_UPDATE), Measure::chCpu);
-            System.out.printf(Locale.ROOT, "  UPDATE phase: %.1f ms per value fetched (%d values in %.1f s, one at a"
-                            + " time), ClickHouse CPU %.1f ms per value; a single fetch timed from the benchmark: %.1f"
-                            + " ms (median over %d, job idle); mirror pg_toast_<oid>: %d rows, %.1f MB compressed%n",
-                    1000 * sec / values, values, sec, 1000 * chCpu / values, median(runs.updateStage, Stage::probeMs),
-                    o.probe, s.mirrorRows, DocsWorkload.mb(s.mirrorBytes));
+            System.out.printf(Locale.ROOT, "  UPDATE phase: %.1f ms per value fetched (%d values in %.1f s, one query"
+                            + " each, in turn), ClickHouse CPU %.1f ms per value. Probe, %d single fetches from here"
+                            + " (job idle): %.1f ms, ClickHouse CPU %.1f ms per fetch; on a copy of the mirror with"
+                            + " index_granularity %d instead of 8192: %.1f ms, CPU %.1f ms. Mirror pg_toast_<oid>: %d"
+                            + " rows, %.1f MB compressed%n",
+                    1000 * sec / values, values, sec, 1000 * chCpu / values, o.probe,
+                    median(runs.updateStage, x -> x.probe.ms()), median(runs.updateStage, x -> x.probe.chCpuMs()),
+                    o.fineGranularity, median(runs.updateStage, x -> x.probe.fineMs()),
+                    median(runs.updateStage, x -> x.probe.fineChCpuMs()), s.probe.mirrorRows(),
+                    DocsWorkload.mb(s.probe.mirrorBytes()));
         }
         if (!runs.debeziumValues.isEmpty()) {
             long[] v = runs.debeziumValues.get(runs.debeziumValues.size() - 1);
@@ -511,6 +564,7 @@ public final class ToastBenchmark {
         Map<String, String> debeziumOverrides = new LinkedHashMap<>();
         Map<String, String> walshadow = new LinkedHashMap<>();
         int probe = 20;
+        int fineGranularity = 256;
         long timeoutSeconds = 900;
         boolean keep;
 
@@ -547,6 +601,7 @@ public final class ToastBenchmark {
                                 kv.substring(eq + 1));
                     }
                     case "--probe" -> o.probe = Integer.parseInt(args[++i]);
+                    case "--fine-granularity" -> o.fineGranularity = Integer.parseInt(args[++i]);
                     case "--timeout-seconds" -> o.timeoutSeconds = Long.parseLong(args[++i]);
                     case "--keep" -> o.keep = true;
                     default -> throw new IllegalArgumentException("unknown option " + a + " (see the class comment)");
