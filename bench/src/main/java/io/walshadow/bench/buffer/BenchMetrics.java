@@ -13,14 +13,18 @@ import org.apache.flink.metrics.reporter.MetricReporter;
 import org.apache.flink.metrics.reporter.MetricReporterFactory;
 
 /**
- * Keeps the MiniCluster's metrics the benchmark reads (the newest registration of each name): the transaction
- * buffer's gauges and the job's checkpoint figures. Registered through {@code metrics.reporter.bench.factory.class};
- * the benchmark's sampler reads them, no reporting interval involved.
+ * Keeps the MiniCluster's metrics the benchmarks read (the newest registration of each name): the transaction
+ * buffer's gauges, the job's checkpoint figures and the TOAST stage's counters (its {@code toast_*} gauges, and the
+ * sink's count of values written empty). Registered through {@code metrics.reporter.bench.factory.class} (the
+ * buffer benchmark's job, and {@code WalshadowContender}'s); read directly, no reporting interval involved.
  */
 public final class BenchMetrics implements MetricReporter, MetricReporterFactory {
     static final Set<String> NAMES = Set.of("buffered_changes", "buffered_bytes", "in_flight_transactions",
             "changes_drained", "commits_drained", "numberOfCompletedCheckpoints", "numberOfFailedCheckpoints",
-            "lastCheckpointDuration", "lastCheckpointSize", "lastCheckpointFullSize");
+            "lastCheckpointDuration", "lastCheckpointSize", "lastCheckpointFullSize",
+            "toast_chunks", "toast_chunks_malformed", "toast_values_resolved_buffered", "toast_values_resolved_mirror",
+            "toast_bytes_resolved", "toast_values_filled_default", "toast_values_filled_superseded",
+            "toast_values_filled_mismatch", "toast_fetch_miss", "toast_buffered_chunks", "toast_values_written_empty");
     private static final Map<String, Metric> METRICS = new ConcurrentHashMap<>();
 
     @Override
@@ -47,12 +51,12 @@ public final class BenchMetrics implements MetricReporter, MetricReporterFactory
     }
 
     /** Forgets the metrics of an earlier job (each job of the benchmark runs in a MiniCluster of its own). */
-    static void clear() {
+    public static void clear() {
         METRICS.clear();
     }
 
     /** Current value of a counter or numeric gauge; -1 when not registered (yet) or not a number. */
-    static long value(String name) {
+    public static long value(String name) {
         Metric m = METRICS.get(name);
         try {
             if (m instanceof Counter c) {

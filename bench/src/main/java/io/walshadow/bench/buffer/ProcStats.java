@@ -10,17 +10,17 @@ import java.nio.file.Path;
  * Also this JVM's CPU time and the machine's load average: on a shared machine, CPU seconds per row say more than
  * wall-clock rates.
  */
-final class ProcStats {
+public final class ProcStats {
     private ProcStats() {}
 
     /** CPU time (user + system) of this JVM so far, in nanoseconds. */
-    static long cpuNanos() {
+    public static long cpuNanos() {
         return ((com.sun.management.OperatingSystemMXBean) java.lang.management.ManagementFactory
                 .getOperatingSystemMXBean()).getProcessCpuTime();
     }
 
     /** The 1-minute load average (runnable threads on the machine, all processes), NaN when unknown. */
-    static double loadAverage() {
+    public static double loadAverage() {
         try {
             return Double.parseDouble(Files.readString(Path.of("/proc/loadavg")).split(" ")[0]);
         } catch (IOException | RuntimeException e) {
@@ -29,18 +29,18 @@ final class ProcStats {
     }
 
     /** Current resident set in bytes, -1 when unknown. */
-    static long current() {
+    public static long current() {
         return field("VmRSS:");
     }
 
     /** Peak resident set since the last reset (or the start) in bytes, then resets it; -1 when unknown. */
-    static long peakAndReset() {
+    public static long peakAndReset() {
         long hwm = field("VmHWM:");
         reset();
         return hwm;
     }
 
-    static void reset() {
+    public static void reset() {
         try {
             Files.writeString(Path.of("/proc/self/clear_refs"), "5");
         } catch (IOException | RuntimeException e) {

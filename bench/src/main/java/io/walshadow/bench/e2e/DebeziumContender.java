@@ -15,6 +15,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Consumer;
 import org.apache.kafka.connect.data.Struct;
 import org.apache.kafka.connect.source.SourceRecord;
 
@@ -43,17 +44,28 @@ import org.apache.kafka.connect.source.SourceRecord;
  * of the stream, and the engine's poll of the queue returns only when a batch is full or that long has passed. At
  * a few hundred transactions per second they dominate the latency (hundreds of ms); {@code poll.interval.ms=10}
  * shows the connector without them.
+ *
+ * <p>An <em>inspector</em>, if given, sees each data change event's value (the envelope: {@code op}, {@code before},
+ * {@code after}, {@code source}) as it is counted, on the engine's thread: what the TOAST benchmark reads the
+ * delivered values from.
  */
-final class DebeziumContender implements Contender {
-    static final String ID = "debezium";
+public final class DebeziumContender implements Contender {
+    public static final String ID = "debezium";
 
     private final Map<String, String> overrides;
+    private final Consumer<Struct> inspector;
     private final String slot = Source.slotName(ID);
     private final String publication = Source.slotName(ID); // same name, different namespace
     private Source source;
 
-    DebeziumContender(Map<String, String> overrides) {
+    public DebeziumContender(Map<String, String> overrides) {
+        this(overrides, null);
+    }
+
+    /** @param inspector sees each data change event's value; null for none */
+    public DebeziumContender(Map<String, String> overrides, Consumer<Struct> inspector) {
         this.overrides = overrides;
+        this.inspector = inspector;
     }
 
     @Override
@@ -109,7 +121,7 @@ final class DebeziumContender implements Contender {
 
     @Override
     public Capture start(Tally tally) {
-        Counter counter = new Counter(tally);
+        Counter counter = new Counter(tally, inspector);
         AtomicBoolean closing = new AtomicBoolean();
         DebeziumEngine<RecordChangeEvent<SourceRecord>> engine = DebeziumEngine.create(ChangeEventFormat.of(Connect.class))
                 .using(config())
@@ -147,10 +159,12 @@ final class DebeziumContender implements Contender {
     private static final class Counter implements DebeziumEngine.ChangeConsumer<RecordChangeEvent<SourceRecord>> {
         private final Tally tally;
         private final boolean latency;
+        private final Consumer<Struct> inspector;
 
-        Counter(Tally tally) {
+        Counter(Tally tally, Consumer<Struct> inspector) {
             this.tally = tally;
             this.latency = tally.wantsLatency();
+            this.inspector = inspector;
         }
 
         @Override
@@ -164,6 +178,9 @@ final class DebeziumContender implements Contender {
                     n++;
                     if (latency) {
                         tally.latency(now - v.getStruct("source").getInt64("ts_us"));
+                    }
+                    if (inspector != null) {
+                        inspector.accept(v);
                     }
                 }
                 committer.markProcessed(e);

@@ -67,7 +67,7 @@ public final class E2eBenchmark {
 
     private E2eBenchmark() {}
 
-    static void log(String s) {
+    public static void log(String s) {
         System.out.println("[bench] " + s);
     }
 
@@ -325,7 +325,7 @@ public final class E2eBenchmark {
      * machine); NaN when it cannot be read. The walsender lives as long as the capture's replication connection, so
      * this is its CPU over the capture.
      */
-    private static double walsenderCpuSeconds(Connection pg, String slot) {
+    public static double walsenderCpuSeconds(Connection pg, String slot) {
         try {
             String pid = Source.query(pg, "SELECT active_pid FROM pg_replication_slots WHERE slot_name = '" + slot + "'");
             if (pid == null) {
@@ -341,7 +341,7 @@ public final class E2eBenchmark {
      * CPU time of the local ClickHouse server ({@code deploy/local/stack.sh} writes its pid file) from /proc; NaN
      * when it cannot be read.
      */
-    private static double clickHouseCpuSeconds() {
+    public static double clickHouseCpuSeconds() {
         try {
             String pid = Files.readString(Path.of(LocalPg.stateDir(), "ch", "clickhouse-server.pid")).trim();
             return procCpuSeconds(pid);
@@ -361,7 +361,7 @@ public final class E2eBenchmark {
         return (Long.parseLong(f[11]) + Long.parseLong(f[12])) / (double) clockTicks; // utime, stime
     }
 
-    private static long processCpuNanos() {
+    public static long processCpuNanos() {
         return ((com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean()).getProcessCpuTime();
     }
 
@@ -372,7 +372,8 @@ public final class E2eBenchmark {
                 (long) median(cs, c -> c.peakHeap), (long) median(cs, c -> c.afterGc));
     }
 
-    private static <T> double median(List<T> xs, ToDoubleFunction<T> f) {
+    /** The median of {@code f} over {@code xs} (the mean of the middle two for an even count). */
+    public static <T> double median(List<T> xs, ToDoubleFunction<T> f) {
         double[] v = xs.stream().mapToDouble(f).sorted().toArray();
         return v.length % 2 == 1 ? v[v.length / 2] : (v[v.length / 2 - 1] + v[v.length / 2]) / 2;
     }

@@ -24,6 +24,7 @@ public record Source(String host, int port, String user, String password, String
         Properties p = new Properties();
         p.setProperty("user", user);
         p.setProperty("password", password);
+        p.setProperty("sslmode", "disable"); // as the job's connections (--pg.sslmode disable): TLS is not measured
         return DriverManager.getConnection(jdbcUrl(), p);
     }
 

@@ -1,5 +1,6 @@
 package io.walshadow.bench.e2e;
 
+import io.walshadow.bench.buffer.BenchMetrics;
 import io.walshadow.clickhouse.ClickHouseConnection;
 import io.walshadow.clickhouse.SinkTables;
 import io.walshadow.job.JobConfig;
@@ -66,9 +67,15 @@ import org.apache.flink.util.TimeUtils;
  * <p>Job settings other than the connection, slot, table filter and database are the job's defaults unless
  * overridden with {@code --walshadow key=value} (the job's own keys without the leading dashes, e.g.
  * {@code clickhouse.flush.bytes=4194304}).
+ *
+ * <p><b>Phases.</b> Besides {@link #start}'s captures (each from the seed, into a fresh database, all put back on
+ * close), {@link #begin} hands out a {@link Run} that can {@link Run#suspend stop with a savepoint} and leave its
+ * database and the slot as they are, for a later {@code begin} to continue from ({@link Resume}): the TOAST
+ * benchmark's second phase is written while the job is stopped, then caught up by the job as it left off. Metrics
+ * of the running job are in {@link BenchMetrics} (its reporter is registered in every MiniCluster started here).
  */
-final class WalshadowContender implements Contender {
-    static final String ID = "walshadow";
+public final class WalshadowContender implements Contender {
+    public static final String ID = "walshadow";
     /** Poll periods: 20 Hz where the poll's granularity is part of the figure, 10 Hz where it only ends a run. */
     static final long POLL_MS = 50;
     static final long THROUGHPUT_POLL_MS = 100;
@@ -84,7 +91,7 @@ final class WalshadowContender implements Contender {
     private String savepoint;
     private int captures;
 
-    WalshadowContender(Map<String, String> overrides) {
+    public WalshadowContender(Map<String, String> overrides) {
         this.overrides = new LinkedHashMap<>(overrides);
         String ck = this.overrides.remove("checkpoint.interval");
         this.checkpointInterval = ck == null ? DEFAULT_CHECKPOINT_INTERVAL : TimeUtils.parseDuration(ck);
@@ -126,8 +133,7 @@ final class WalshadowContender implements Contender {
             target = awaitStreaming(job);
             awaitReceived(job, target);
             Thread.sleep(300); // received is not yet emitted: let the source hand the last records on
-            savepoint = job.stopWithSavepoint(false, work.resolve("savepoint").toUri().toString(),
-                    SavepointFormatType.CANONICAL).get(120, TimeUnit.SECONDS);
+            savepoint = stopWithSavepoint(job, work.resolve("savepoint"));
         } catch (Exception e) {
             job.cancel();
             throw e;
@@ -139,6 +145,28 @@ final class WalshadowContender implements Contender {
                         + " checkpoint interval %s, RocksDB state, sink %s, tables %s", name(), Lsn.format(target),
                 (System.nanoTime() - t0) / 1e9, TimeUtils.formatWithHighestUnit(checkpointInterval), SINK_ID,
                 String.join(",", src.tables())));
+    }
+
+    /**
+     * Stops the job with a savepoint into {@code dir}. The walsender being up says the source task runs, not that the
+     * downstream task (buffer, TOAST, sink) is deployed yet, and a savepoint needs all of them: on a busy machine the
+     * first attempt may be refused ("not all required tasks are currently running"), so it is retried for 60 s.
+     */
+    private static String stopWithSavepoint(JobClient job, Path dir) throws Exception {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        while (true) {
+            try {
+                return job.stopWithSavepoint(false, dir.toUri().toString(), SavepointFormatType.CANONICAL)
+                        .get(120, TimeUnit.SECONDS);
+            } catch (java.util.concurrent.ExecutionException e) {
+                if (System.nanoTime() > deadline || !String.valueOf(e.getMessage()).contains("not all required tasks")
+                        && !String.valueOf(e.getMessage()).contains("Not all required tasks")) {
+                    throw e;
+                }
+                failIfEnded(job);
+                Thread.sleep(200);
+            }
+        }
     }
 
     /** Job settings for a run writing into ClickHouse database {@code db}, plus {@code extra} key/value pairs. */
@@ -168,6 +196,7 @@ final class WalshadowContender implements Contender {
         conf.set(CheckpointingOptions.CHECKPOINTS_DIRECTORY, checkpoints.toUri().toString());
         conf.set(CheckpointingOptions.CHECKPOINTING_INTERVAL, config.checkpointInterval());
         conf.set(RestartStrategyOptions.RESTART_STRATEGY, "none"); // a failure fails the capture, visibly
+        conf.setString("metrics.reporter.bench.factory.class", BenchMetrics.class.getName());
         if (restoreFrom != null) {
             conf.set(StateRecoveryOptions.SAVEPOINT_PATH, restoreFrom);
         }
@@ -225,29 +254,98 @@ final class WalshadowContender implements Contender {
 
     @Override
     public Capture start(Tally tally) throws Exception {
+        return begin(tally, null);
+    }
+
+    /**
+     * Where a {@link Run#suspend suspended} run left off: its savepoint, its ClickHouse database, and the last
+     * batch visible there (the next run counts the batches after it).
+     */
+    public record Resume(String savepoint, String database, long lastBatch) {}
+
+    /**
+     * Starts a capture: from the seed savepoint into a fresh database ({@code from} null, as {@link #start}), or
+     * continuing a suspended run ({@code from}: its savepoint, database and slot), counting only the batches made
+     * visible from now on.
+     */
+    public Run begin(Tally tally, Resume from) throws Exception {
         if (savepoint == null) {
             throw new IllegalStateException("prepare() has not run");
         }
         int n = ++captures;
-        String db = chDatabase(String.valueOf(n));
-        createChDatabase(db);
+        String db = from == null ? chDatabase(String.valueOf(n)) : from.database();
+        if (from == null) {
+            createChDatabase(db);
+        }
         Path checkpoints = work.resolve("checkpoints-" + n);
-        JobClient job = execute(config(db), savepoint, checkpoints);
-        Poller poller = new Poller(job, db, tally);
+        BenchMetrics.clear();
+        JobClient job = execute(config(db), from == null ? savepoint : from.savepoint(), checkpoints);
+        Poller poller = new Poller(job, db, tally, from == null ? 0 : from.lastBatch());
         poller.start();
-        return () -> {
+        return new Run(n, job, poller, db, checkpoints);
+    }
+
+    /** A running capture: closing it puts everything back; suspending it keeps its database and slot position. */
+    public final class Run implements Capture {
+        private final int n;
+        private final JobClient job;
+        private final Poller poller;
+        private final String db;
+        private final Path checkpoints;
+        private boolean ended;
+
+        private Run(int n, JobClient job, Poller poller, String db, Path checkpoints) {
+            this.n = n;
+            this.job = job;
+            this.poller = poller;
+            this.db = db;
+            this.checkpoints = checkpoints;
+        }
+
+        /** The ClickHouse database the job writes to. */
+        public String database() {
+            return db;
+        }
+
+        /**
+         * Stops the job with a savepoint (its state as of a completed checkpoint: what the next run restores); the
+         * database and the slot stay as they are. Rows the job wrote after the last count are in the database.
+         */
+        public Resume suspend() throws Exception {
+            ended = true;
             poller.halt();
-            try {
-                job.cancel().get(60, TimeUnit.SECONDS);
-            } catch (Exception e) {
-                // it failed or ended already (the poller reported that)
+            String sp = stopWithSavepoint(job, work.resolve("savepoint-" + n));
+            job.getJobExecutionResult().get(60, TimeUnit.SECONDS);
+            E2eBenchmark.log("  " + name() + " capture " + n + ": " + poller.batches + " batches visible, suspended");
+            long last = poller.lastBatch;
+            try (ClickHouseConnection ch = adminConnection()) { // batches committed after the poller's last poll
+                String m = ch.queryString("SELECT max(batch) FROM `" + db + "`.`" + SinkTables.WATERMARK + "` WHERE sink"
+                        + " = '" + SINK_ID + "' AND phase = 1");
+                if (m != null && !m.isEmpty()) {
+                    last = Math.max(last, Long.parseLong(m));
+                }
             }
-            awaitEnded(job);
-            E2eBenchmark.log("  " + name() + " capture " + n + ": " + poller.batches + " batches visible");
+            deleteTree(checkpoints);
+            return new Resume(sp, db, last);
+        }
+
+        @Override
+        public void close() throws Exception {
+            if (!ended) {
+                ended = true;
+                poller.halt();
+                try {
+                    job.cancel().get(60, TimeUnit.SECONDS);
+                } catch (Exception e) {
+                    // it failed or ended already (the poller reported that)
+                }
+                awaitEnded(job);
+                E2eBenchmark.log("  " + name() + " capture " + n + ": " + poller.batches + " batches visible");
+            }
             dropChDatabase(db);
             resetSlot();
             deleteTree(checkpoints);
-        };
+        }
     }
 
     /** Waits until the job and its MiniCluster are gone (the walsender, with them). */
@@ -277,13 +375,15 @@ final class WalshadowContender implements Contender {
         private final Tally tally;
         private volatile boolean halted;
         volatile int batches;
+        volatile long lastBatch;
 
-        Poller(JobClient job, String db, Tally tally) {
+        Poller(JobClient job, String db, Tally tally, long lastBatch) {
             super("walshadow-bench-poller");
             setDaemon(true);
             this.job = job;
             this.db = db;
             this.tally = tally;
+            this.lastBatch = lastBatch;
         }
 
         void halt() throws InterruptedException {
@@ -295,7 +395,6 @@ final class WalshadowContender implements Contender {
         public void run() {
             String wm = "`" + db + "`.`" + SinkTables.WATERMARK + "`";
             String log = "`" + db + "`.`" + SinkTables.COMMIT_LOG + "`";
-            long lastBatch = 0;
             long lastSeq = 0;
             long polls = 0;
             try (ClickHouseConnection ch = new ClickHouseConnection(LocalCh.url(), LocalCh.user(),
@@ -418,8 +517,9 @@ final class WalshadowContender implements Contender {
         }
     }
 
-    private static String chDatabase(String suffix) {
-        return PgbenchWorkload.DB + "_" + ID + "_" + suffix;
+    /** ClickHouse databases are named after the source database: {@code <database>_walshadow_<suffix>}. */
+    private String chDatabase(String suffix) {
+        return source.database() + "_" + ID + "_" + suffix;
     }
 
     private static void createChDatabase(String db) {
@@ -430,7 +530,7 @@ final class WalshadowContender implements Contender {
     }
 
     /** Every ClickHouse database this contender names (it creates them one at a time; leftovers of a crash). */
-    private static void dropChDatabases() {
+    private void dropChDatabases() {
         try (ClickHouseConnection admin = adminConnection()) {
             for (String[] r : admin.queryTsv("SELECT name FROM system.databases WHERE startsWith(name, '"
                     + chDatabase("") + "')")) {
@@ -445,7 +545,8 @@ final class WalshadowContender implements Contender {
         }
     }
 
-    private static ClickHouseConnection adminConnection() {
+    /** A connection to the local ClickHouse (database {@code default}; queries name their database). */
+    public static ClickHouseConnection adminConnection() {
         return new ClickHouseConnection(LocalCh.url(), LocalCh.user(), LocalCh.password(),
                 "default");
     }
