@@ -404,7 +404,7 @@ public final class ToastBenchmark {
         }
         long lsn = LocalPg.currentLsn(pg);
         String mirror = ToastMirror.name(rel);
-        double[] coarse = timeFetches(ch, ids, id -> ToastMirror.fetchSql(db, rel, id, lsn));
+        double[] coarse = timeFetches(ch, ids, id -> ToastMirror.fetchBatchSql(db, rel, List.of(new ToastMirror.Need(id, lsn))));
         String[] size = ch.queryTsv("SELECT sum(rows), sum(data_compressed_bytes) FROM system.parts WHERE active"
                 + " AND database = '" + db + "' AND table = '" + mirror + "'").get(0);
         double[] fine = {Double.NaN, Double.NaN};
@@ -418,7 +418,7 @@ public final class ToastBenchmark {
             ch.execute("INSERT INTO " + q + DestinationSchema.quote(copy) + " SELECT * FROM " + q
                     + DestinationSchema.quote(mirror));
             try {
-                fine = timeFetches(ch, ids, id -> ToastMirror.fetchSql(db, rel, id, lsn)
+                fine = timeFetches(ch, ids, id -> ToastMirror.fetchBatchSql(db, rel, List.of(new ToastMirror.Need(id, lsn)))
                         .replace(DestinationSchema.quote(mirror), DestinationSchema.quote(copy)));
             } finally {
                 ch.execute("DROP TABLE IF EXISTS " + q + DestinationSchema.quote(copy));
@@ -435,7 +435,7 @@ public final class ToastBenchmark {
         double cpu0 = E2eBenchmark.clickHouseCpuSeconds();
         for (int id : ids) {
             long t0 = System.nanoTime();
-            List<ToastMirror.Chunk> chunks = ToastMirror.parseFetch(ch.queryTsv(sql.apply(id)));
+            java.util.Map<ToastMirror.Need, List<ToastMirror.Chunk>> chunks = ToastMirror.parseBatch(ch.queryTsv(sql.apply(id)));
             ms.add((System.nanoTime() - t0) / 1e6);
             if (chunks.isEmpty()) {
                 throw new IllegalStateException("the mirror has no chunks of value " + Integer.toUnsignedString(id));
