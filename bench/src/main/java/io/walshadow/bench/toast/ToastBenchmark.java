@@ -49,7 +49,7 @@ import java.util.stream.Collectors;
  * blob in ClickHouse ({@code FINAL}, live rows; {@code lower(hex(MD5(x)))}) equal PostgreSQL's; the TOAST stage's
  * counters (filled values and fetch misses 0, the INSERT phase's values from buffered chunks, the UPDATE phase's from
  * the mirror). Printed with them: the peak of buffered chunks, the checkpoints' largest full size, the seconds to
- * prune, and a probe timing single mirror fetches ({@link ToastMirror#fetchSql}, as the stage runs them) from here,
+ * prune, and a probe timing single-value mirror fetches ({@link ToastMirror#fetchBatchSql} with one value) from here,
  * with the ClickHouse server's CPU per fetch, on the mirror and on a copy of it with a finer index granularity.
  *
  * <p><b>References</b>, same run, same table: {@code COPY (SELECT * FROM docs) TO STDOUT} through pgjdbc's
@@ -76,7 +76,8 @@ import java.util.stream.Collectors;
  *   --walshadow k=v      a job setting of ours (JobConfig key without the dashes; repeatable), e.g.
  *                        checkpoint.interval=1s (the contender's default), toast.value.max.bytes=...
  *   --probe N            mirror fetches timed from the benchmark after the UPDATE phase (default 20; 0: none)
- *   --fine-granularity G the probe again on a copy of the mirror with index_granularity G (default 256; 0: not)
+ *   --fine-granularity G the probe again on a copy of the mirror with index_granularity G (default 256, what mirrors
+ *                        are created with now; 0: not)
  *   --timeout-seconds S  give up on a phase after S seconds (default 900)
  *   --keep               keep the scratch database (walshadow_bench_toast) after the run
  * </pre>
