@@ -25,7 +25,8 @@ import org.apache.flink.util.TimeUtils;
 public record JobConfig(PgConnectionConfig pg, WalSourceOptions source, String include, String exclude,
                         Duration checkpointInterval, String checkpointDir, Duration progressInterval,
                         Set<String> preparedDrop, ClickHouseSinkOptions clickhouse, long bufferHeapBytes,
-                        long bufferHeapFamilyBytes, ToastResolver.Mode toastMode, long toastValueMaxBytes) {
+                        long bufferHeapFamilyBytes, ToastResolver.Mode toastMode, long toastValueMaxBytes,
+                        long toastFetchBatchBytes) {
 
     public static final String PG_PASSWORD_ENV = "WALSHADOW_PG_PASSWORD";
     public static final String CH_PASSWORD_ENV = "WALSHADOW_CH_PASSWORD";
@@ -33,6 +34,8 @@ public record JobConfig(PgConnectionConfig pg, WalSourceOptions source, String i
     public static final String CH_PASSWORD_KEY = "walshadow.clickhouse.password";
     /** Default of {@code toast.value.max.bytes}: a quarter of PostgreSQL's 1 GB value limit. */
     public static final long DEFAULT_TOAST_VALUE_MAX_BYTES = 256L << 20;
+    /** Default of {@code toast.fetch.batch.bytes}. */
+    public static final long DEFAULT_TOAST_FETCH_BATCH_BYTES = 64L << 20;
     /** PostgreSQL's GIDSIZE is 200 bytes with the terminating NUL. */
     private static final int MAX_GID_BYTES = 199;
 
@@ -72,10 +75,7 @@ public record JobConfig(PgConnectionConfig pg, WalSourceOptions source, String i
             throw new IllegalArgumentException("invalid --tables.include / --tables.exclude: " + e.getMessage(), e);
         }
         ToastResolver.Mode toastMode = toastMode(p);
-        long toastMax = nonNegative(p, "toast.value.max.bytes", DEFAULT_TOAST_VALUE_MAX_BYTES);
-        if (toastMax < 1) {
-            throw new IllegalArgumentException("setting --toast.value.max.bytes must be positive");
-        }
+        long toastMax = positive(p, "toast.value.max.bytes", DEFAULT_TOAST_VALUE_MAX_BYTES);
         return new JobConfig(pg, source, include, exclude, duration(p, "checkpoint.interval", Duration.ofSeconds(10)),
                 p.get("checkpoint.dir", null), duration(p, "progress.interval", Duration.ofSeconds(5)),
                 gids(p, "xact.prepared.drop"), clickhouse(p, pg, source,
@@ -83,7 +83,7 @@ public record JobConfig(PgConnectionConfig pg, WalSourceOptions source, String i
                         toastMode == ToastResolver.Mode.CLICKHOUSE),
                 nonNegative(p, "xact.buffer.heap.bytes", XactBuffer.DEFAULT_HEAP_BYTES),
                 nonNegative(p, "xact.buffer.heap.family.bytes", XactBuffer.DEFAULT_HEAP_FAMILY_BYTES),
-                toastMode, toastMax);
+                toastMode, toastMax, positive(p, "toast.fetch.batch.bytes", DEFAULT_TOAST_FETCH_BATCH_BYTES));
     }
 
     private static ToastResolver.Mode toastMode(ParameterTool p) {
@@ -133,6 +133,14 @@ public record JobConfig(PgConnectionConfig pg, WalSourceOptions source, String i
             throw new IllegalArgumentException("missing required setting --clickhouse.url");
         }
         return clickhouse;
+    }
+
+    private static long positive(ParameterTool p, String key, long dflt) {
+        long v = longValue(p, key, dflt);
+        if (v < 1) {
+            throw new IllegalArgumentException("setting --" + key + " must be positive, got " + v);
+        }
+        return v;
     }
 
     private static long nonNegative(ParameterTool p, String key, long dflt) {

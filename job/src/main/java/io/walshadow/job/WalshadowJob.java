@@ -72,7 +72,7 @@ public final class WalshadowJob {
         // single subtask, so the stream is declared keyed rather than shuffled (and stays chained).
         DataStreamUtils.reinterpretAsKeyedStream(transactionBuffer(env, config), d -> ToastStage.KEY, Types.INT)
                 .transform("TOAST", DrainedSerializer.typeInfo(), new ToastOperator(new ToastStage(config.toastMode(),
-                        config.toastValueMaxBytes(), ch, config.pg())))
+                        config.toastValueMaxBytes(), config.toastFetchBatchBytes(), ch, config.pg())))
                 .uid(UID_TOAST).setParallelism(1)
                 .map(new ChangeLogger(config.progressInterval().toMillis())).returns(DrainedSerializer.typeInfo())
                 .uid(UID_PROGRESS).setParallelism(1).name("change log")

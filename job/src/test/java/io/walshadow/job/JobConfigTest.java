@@ -83,6 +83,26 @@ class JobConfigTest {
         assertEquals(0, JobConfig.from(concat(MINIMAL, "--xact.buffer.heap.bytes", "0"), Map.of()).bufferHeapBytes());
     }
 
+    @Test
+    void toastSettings() {
+        JobConfig d = JobConfig.from(concat(MINIMAL, "--clickhouse.url", "http://ch:8123"), Map.of());
+        assertEquals(io.walshadow.toast.ToastResolver.Mode.CLICKHOUSE, d.toastMode());
+        assertTrue(d.clickhouse().toastMirrors(), "mode clickhouse: the sink writes mirrors");
+        assertEquals(256L << 20, d.toastValueMaxBytes());
+        assertEquals(64L << 20, d.toastFetchBatchBytes());
+        JobConfig off = JobConfig.from(concat(MINIMAL, "--clickhouse.url", "http://ch:8123", "--toast.mode", "disabled",
+                "--toast.value.max.bytes", "1000"), Map.of());
+        assertEquals(io.walshadow.toast.ToastResolver.Mode.DISABLED, off.toastMode());
+        assertFalse(off.clickhouse().toastMirrors(), "mode disabled: no mirrors");
+        assertEquals(1000, off.toastValueMaxBytes());
+        for (String[] bad : new String[][] {{"--toast.mode", "on"}, {"--toast.value.max.bytes", "0"},
+                {"--toast.fetch.batch.bytes", "-5"}, {"--toast.value.max.bytes", "lots"}}) {
+            IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                    () -> JobConfig.from(concat(MINIMAL, bad), Map.of()), String.join(" ", bad));
+            assertTrue(e.getMessage().contains(bad[0].substring(2)), e.getMessage());
+        }
+    }
+
     private static String[] concat(String[] a, String... b) {
         String[] out = new String[a.length + b.length];
         System.arraycopy(a, 0, out, 0, a.length);

@@ -62,6 +62,7 @@ public final class ToastStage extends KeyedProcessFunction<Integer, Drained, Dra
 
     private final ToastResolver.Mode mode;
     private final long valueMaxBytes;
+    private final long fetchBatchBytes;
     private final ClickHouseSinkOptions clickhouse;
     private final PgConnectionConfig pg;
 
@@ -83,14 +84,19 @@ public final class ToastStage extends KeyedProcessFunction<Integer, Drained, Dra
     private transient int pendingRows;
     private transient long pendingBytes;
 
-    /** @param clickhouse the sink's connection and id (mode clickhouse); may be null in mode disabled */
-    public ToastStage(ToastResolver.Mode mode, long valueMaxBytes, ClickHouseSinkOptions clickhouse,
-                      PgConnectionConfig pg) {
+    /**
+     * @param fetchBatchBytes raw bytes of values that rows held for one batched mirror fetch may wait for (the
+     *     fetched values are on the heap until the rows are emitted)
+     * @param clickhouse the sink's connection and id (mode clickhouse); may be null in mode disabled
+     */
+    public ToastStage(ToastResolver.Mode mode, long valueMaxBytes, long fetchBatchBytes,
+                      ClickHouseSinkOptions clickhouse, PgConnectionConfig pg) {
         if (mode == ToastResolver.Mode.CLICKHOUSE && clickhouse == null) {
             throw new IllegalArgumentException("toast.mode clickhouse needs the ClickHouse settings");
         }
         this.mode = mode;
         this.valueMaxBytes = valueMaxBytes;
+        this.fetchBatchBytes = fetchBatchBytes;
         this.clickhouse = clickhouse;
         this.pg = pg;
     }
@@ -143,7 +149,7 @@ public final class ToastStage extends KeyedProcessFunction<Integer, Drained, Dra
                         queue.add(new Queued(c, p));
                         pendingRows++;
                         pendingBytes += p.rawBytes();
-                        if (pendingRows >= MAX_PENDING_ROWS || pendingBytes >= MAX_PENDING_BYTES) {
+                        if (pendingRows >= MAX_PENDING_ROWS || pendingBytes >= fetchBatchBytes) {
                             flush(out);
                         }
                         return;
@@ -179,10 +185,8 @@ public final class ToastStage extends KeyedProcessFunction<Integer, Drained, Dra
     /** An event held behind a row that waits for the mirror; {@code pending} set for such a row. */
     private record Queued(Drained event, ToastResolver.Pending pending) {}
 
-    /** Rows waiting for mirror values are fetched in batches of at most this many rows ... */
+    /** Rows waiting for mirror values are fetched in batches of at most this many rows (or fetchBatchBytes). */
     static final int MAX_PENDING_ROWS = 1000;
-    /** ... or raw value bytes (the fetched values are on the heap until emitted). */
-    static final long MAX_PENDING_BYTES = 64L << 20;
 
     /** Fetches what the queued rows need from the mirrors (one query per TOAST relation), emits the queue in order. */
     private void flush(Collector<Drained> out) {

@@ -500,10 +500,10 @@ public final class ToastBenchmark {
             double sec = median(runs.lines.get(WS_UPDATE), Measure::seconds);
             long values = s.counters.get("toast_values_resolved_mirror");
             double chCpu = median(runs.lines.get(WS_UPDATE), Measure::chCpu);
-            System.out.printf(Locale.ROOT, "  UPDATE phase: %.1f ms per value fetched (%d values in %.1f s, one query"
-                            + " each, in turn), ClickHouse CPU %.1f ms per value. Probe, %d single fetches from here"
-                            + " (job idle): %.1f ms, ClickHouse CPU %.1f ms per fetch; on a copy of the mirror with"
-                            + " index_granularity %d instead of 8192: %.1f ms, CPU %.1f ms. Mirror pg_toast_<oid>: %d"
+            System.out.printf(Locale.ROOT, "  UPDATE phase: %.1f ms per value fetched (%d values in %.1f s, batched"
+                            + " fetches, start-up included), ClickHouse CPU %.1f ms per value. Probe, %d single-value"
+                            + " fetches from here (job idle): %.1f ms, ClickHouse CPU %.1f ms per fetch; on a copy of the"
+                            + " mirror with index_granularity %d: %.1f ms, CPU %.1f ms. Mirror pg_toast_<oid>: %d"
                             + " rows, %.1f MB compressed%n",
                     1000 * sec / values, values, sec, 1000 * chCpu / values, o.probe,
                     median(runs.updateStage, x -> x.probe.ms()), median(runs.updateStage, x -> x.probe.chCpuMs()),
