@@ -129,6 +129,11 @@ class ToastEndToEndTest {
                     + " pg_column_compression(doc) = 'lz4'"));
             assertEquals("20", LocalPg.queryString(e.pg, "SELECT count(*) FROM " + t + " WHERE id <= 20 AND"
                     + " pg_column_compression(doc) = 'pglz'"));
+            // aborted chunks never reach the mirror (the comparison with pg_toast below would show them)
+            LocalPg.exec(e.pg, "BEGIN", "INSERT INTO " + t + " SELECT " + values("g", "x") + " FROM generate_series(30, 32) g",
+                    "ROLLBACK", "BEGIN", "SAVEPOINT s", "INSERT INTO " + t + " SELECT " + values("g", "y")
+                            + " FROM generate_series(33, 34) g", "ROLLBACK TO SAVEPOINT s", "UPDATE " + t
+                            + " SET note = 'in the savepoint''s transaction' WHERE id = 19", "COMMIT");
             // right away, another column of other rows: the chunks are not committed in ClickHouse yet
             LocalPg.exec(e.pg, "UPDATE " + t + " SET note = 'soon' WHERE id BETWEEN 6 AND 10");
             awaitChunksInMirrorOnly(e);
