@@ -3,6 +3,7 @@ package io.walshadow.e2e;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.walshadow.buffer.TestMetricReporter;
 import io.walshadow.testing.LocalPg;
 import java.time.Duration;
 import java.util.Map;
@@ -12,6 +13,7 @@ import org.junit.jupiter.api.Test;
 class EndToEndTest {
     @Test
     void mixedWorkloadArrivesExactly() throws Exception {
+        TestMetricReporter.METRICS.clear();
         try (E2e e = new E2e("e2e_mixed")) {
             String s = e.schema;
             LocalPg.exec(e.pg,
@@ -36,6 +38,13 @@ class EndToEndTest {
                     "SAVEPOINT p", "INSERT INTO " + s + ".orders (id, customer) VALUES (5001, 'rolled back')",
                     "ROLLBACK TO SAVEPOINT p", "UPDATE " + s + ".nokey SET b = 'tx' WHERE a = 5", "COMMIT");
             e.awaitCaughtUp(Duration.ofSeconds(120));
+            // replication lag metrics: the server's position polled, the pipeline close behind it once caught up
+            long serverLsn = TestMetricReporter.value("serverLsn");
+            assertTrue(serverLsn >= e.committedLsn() && serverLsn <= LocalPg.currentLsn(e.pg), "serverLsn " + serverLsn);
+            long lag = TestMetricReporter.value("lagBytes");
+            assertTrue(lag >= 0 && lag < (16 << 20), "lagBytes " + lag);
+            long commitLag = TestMetricReporter.value("commit_lag_ms");
+            assertTrue(commitLag >= 0 && commitLag < 120_000, "commit_lag_ms " + commitLag);
             Map<String, Integer> rows = e.assertAllTablesEqual();
             assertEquals(Map.of("orders", 500 - 71 + 1, "nokey", 90), rows);
             String log = e.ch.queryString("SELECT count() FROM `" + e.chDatabase + "`.`_walshadow_commit_log` FINAL WHERE sink = '"

@@ -164,6 +164,8 @@ public final class WalDecoderFunction extends ProcessFunction<XLogRecord, Buffer
         }
     }
 
+    private transient volatile long commitLagMs = -1;
+
     private void registerMetrics(MetricGroup group, CatalogTracker tracker) {
         columnErrors = group.counter("decoder_column_errors");
         catalogAheadFailures = group.counter("decoder_catalog_ahead_failures");
@@ -173,6 +175,9 @@ public final class WalDecoderFunction extends ProcessFunction<XLogRecord, Buffer
         for (String name : tracker.counters().asMap().keySet()) {
             group.gauge(name, () -> tracker.counters().asMap().get(name));
         }
+        // Seconds behind the source: how old the newest commit was when the decoder reached it (does not grow while
+        // the source is idle; the source's lag_bytes tells an idle stream from a stalled one).
+        group.gauge("commit_lag_ms", () -> commitLagMs);
     }
 
     @Override
@@ -191,6 +196,10 @@ public final class WalDecoderFunction extends ProcessFunction<XLogRecord, Buffer
             throw e;
         }
         for (BufferEvent e : events) {
+            if (e.event() instanceof XactEvent x && x.xact() instanceof io.walshadow.xact.XactCommit c) {
+                commitLagMs = Math.max(0, System.currentTimeMillis()
+                        - Math.floorDiv(io.walshadow.xact.PgTimestamps.toUnixMicros(c.xactTime()), 1000L));
+            }
             if (e.event() instanceof XactEvent x && !x.catalogChanges().isEmpty()) {
                 // New enum labels, composite or domain types may come with the change: decode with current types.
                 decoder.replaceRowDecoder(rowDecoder());

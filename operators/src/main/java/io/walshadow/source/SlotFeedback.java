@@ -9,7 +9,10 @@ import java.util.concurrent.atomic.AtomicLong;
 final class SlotFeedback {
     private final AtomicLong confirmed = new AtomicLong();
     volatile long receivedLsn;
+    /** The server's current WAL position (insert position on a primary, receive position on a standby), polled. */
     volatile long serverWalEnd;
+    /** LSN of the last record handed to the pipeline (task thread). */
+    volatile long emittedLsn;
     volatile long reportedLsn;
     volatile int timeline;
 

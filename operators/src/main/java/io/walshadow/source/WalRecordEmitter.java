@@ -16,6 +16,7 @@ final class WalRecordEmitter implements RecordEmitter<XLogRecord, XLogRecord, Wa
     public void emitRecord(XLogRecord record, SourceOutput<XLogRecord> output, WalSplitState state) {
         output.collect(record);
         state.advance(record);
+        feedback.emittedLsn = record.lsn();
         state.timeline(feedback.timeline);
     }
 }

@@ -29,6 +29,10 @@ final class WalSourceReader extends SingleThreadMultiplexSourceReaderBase<XLogRe
         MetricGroup wal = context.metricGroup().addGroup("wal");
         wal.gauge("receivedLsn", () -> feedback.receivedLsn);
         wal.gauge("confirmedLsn", () -> feedback.reportedLsn);
+        wal.gauge("serverLsn", () -> feedback.serverWalEnd);
+        // replication lag in bytes: WAL the server has that the pipeline has not been handed yet (-1: not known yet)
+        wal.gauge("lagBytes", () -> feedback.serverWalEnd == 0 || feedback.emittedLsn == 0 ? -1
+                : Math.max(0, feedback.serverWalEnd - feedback.emittedLsn));
     }
 
     @Override

@@ -44,6 +44,9 @@ final class WalSplitReader implements SplitReader<XLogRecord, WalSplit> {
 
     private WalSplit split;
     private Connection replicationConnection;
+    /** For {@link #pollServerPosition}. */
+    private Connection positionSql;
+    private long nextServerPoll;
     private PGReplicationStream stream;
     private XLogStreamReader reader;
     private volatile boolean wakeUp;
@@ -65,6 +68,7 @@ final class WalSplitReader implements SplitReader<XLogRecord, WalSplit> {
                 start();
             }
             reportConfirmed();
+            pollServerPosition();
             String id = split.splitId();
             int n = 0;
             long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(MAX_FETCH_WAIT_MS);
@@ -187,6 +191,40 @@ final class WalSplitReader implements SplitReader<XLogRecord, WalSplit> {
         }
     }
 
+    /**
+     * Polls the server's current WAL position (for the lag metric) about once a second, on a SQL connection of its
+     * own. A failure only costs the metric: logged, the connection reopened next time.
+     */
+    private void pollServerPosition() {
+        long now = System.nanoTime();
+        if (now < nextServerPoll) {
+            return;
+        }
+        nextServerPoll = now + TimeUnit.SECONDS.toNanos(1);
+        try {
+            if (positionSql == null || positionSql.isClosed()) {
+                positionSql = pg.openSql();
+            }
+            try (java.sql.Statement st = positionSql.createStatement();
+                 java.sql.ResultSet rs = st.executeQuery("SELECT CASE WHEN pg_is_in_recovery()"
+                         + " THEN pg_last_wal_receive_lsn() ELSE pg_current_wal_lsn() END")) {
+                if (rs.next() && rs.getString(1) != null) {
+                    feedback.serverWalEnd = Lsn.parse(rs.getString(1));
+                }
+            }
+        } catch (SQLException | RuntimeException e) {
+            LOG.debug("polling the server's WAL position failed: {}", e.toString());
+            try {
+                if (positionSql != null) {
+                    positionSql.close();
+                }
+            } catch (SQLException ignored) {
+                // closing a broken connection
+            }
+            positionSql = null;
+        }
+    }
+
     /** Sends the confirmed position when a checkpoint completed since the last report. */
     private void reportConfirmed() throws SQLException {
         long confirmed = feedback.confirmed();
@@ -224,6 +262,9 @@ final class WalSplitReader implements SplitReader<XLogRecord, WalSplit> {
         // the server to drain the copy stream, which can stall a cancelling task.
         if (replicationConnection != null) {
             replicationConnection.close();
+        }
+        if (positionSql != null) {
+            positionSql.close();
         }
     }
 }

@@ -12,7 +12,7 @@ import org.apache.flink.metrics.reporter.MetricReporter;
 import org.apache.flink.metrics.reporter.MetricReporterFactory;
 
 /**
- * Keeps the transaction buffer's and the TOAST stage's metrics of the MiniCluster (the newest registration of each
+ * Keeps the transaction buffer's, the TOAST stage's, the WAL source's and the decoder's lag metrics of the MiniCluster (the newest registration of each
  * name) for tests.
  */
 public final class TestMetricReporter implements MetricReporter, MetricReporterFactory {
@@ -32,7 +32,8 @@ public final class TestMetricReporter implements MetricReporter, MetricReporterF
     @Override
     public void notifyOfAddedMetric(Metric metric, String name, MetricGroup group) {
         String id = group.getMetricIdentifier(name);
-        if (id.contains("xact_buffer") || id.contains(".toast.")) {
+        if (id.contains("xact_buffer") || id.contains(".toast.") || id.contains(".wal.")
+                || id.endsWith("commit_lag_ms")) {
             METRICS.put(name, metric);
         }
     }
