@@ -44,18 +44,7 @@ final class PgbenchWorkload {
      * interrupted run are dropped first (a logical slot on the old database would keep DROP DATABASE from working).
      */
     static PgbenchWorkload create(int scale) throws Exception {
-        try (Connection admin = LocalPg.connect()) {
-            for (String slot : LocalPg.queryColumn(admin, "SELECT slot_name FROM pg_replication_slots"
-                    + " WHERE slot_name LIKE '" + Source.SLOT_PREFIX.replace("_", "\\_") + "%'")) {
-                E2eBenchmark.log("dropping slot " + slot + " left over by an earlier run");
-                Source.dropSlot(admin, slot);
-            }
-            if (LocalPg.queryString(admin, "SELECT 1 FROM pg_database WHERE datname = '" + DB + "'") != null) {
-                E2eBenchmark.log("dropping database " + DB + " left over by an earlier run");
-                LocalPg.exec(admin, "DROP DATABASE " + DB);
-            }
-            LocalPg.exec(admin, "CREATE DATABASE " + DB);
-        }
+        Source.freshDatabase(DB, "slot_name LIKE '" + Source.SLOT_PREFIX.replace("_", "\\_") + "%'");
         Source source = new Source(LocalPg.host(), LocalPg.port(), LocalPg.user(), LocalPg.password(), DB, TABLES);
         PgbenchWorkload w = new PgbenchWorkload(source, source.connect());
         long t0 = System.nanoTime();

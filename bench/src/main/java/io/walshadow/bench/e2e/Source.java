@@ -1,5 +1,6 @@
 package io.walshadow.bench.e2e;
 
+import io.walshadow.testing.LocalPg;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.ResultSet;
@@ -31,6 +32,25 @@ public record Source(String host, int port, String user, String password, String
     /** The slot name for a contender: {@code walshadow_bench_e2e_<id>}. */
     public static String slotName(String contenderId) {
         return SLOT_PREFIX + contenderId;
+    }
+
+    /**
+     * Creates the scratch database {@code db} afresh: the slots {@code slotsWhere} selects (a condition on
+     * {@code pg_replication_slots}) and an earlier run's database are dropped first.
+     */
+    public static void freshDatabase(String db, String slotsWhere) throws Exception {
+        try (Connection admin = LocalPg.connect()) {
+            for (String slot : LocalPg.queryColumn(admin, "SELECT slot_name FROM pg_replication_slots WHERE "
+                    + slotsWhere)) {
+                E2eBenchmark.log("dropping slot " + slot + " left over by an earlier run");
+                dropSlot(admin, slot);
+            }
+            if (LocalPg.queryString(admin, "SELECT 1 FROM pg_database WHERE datname = '" + db + "'") != null) {
+                E2eBenchmark.log("dropping database " + db + " left over by an earlier run");
+                LocalPg.exec(admin, "DROP DATABASE " + db);
+            }
+            LocalPg.exec(admin, "CREATE DATABASE " + db);
+        }
     }
 
     /**

@@ -63,18 +63,7 @@ final class DocsWorkload {
      * database.
      */
     void createDatabase() throws Exception {
-        try (Connection admin = LocalPg.connect()) {
-            for (String slot : LocalPg.queryColumn(admin, "SELECT slot_name FROM pg_replication_slots"
-                    + " WHERE database = '" + DB + "'")) {
-                E2eBenchmark.log("dropping slot " + slot + " left over by an earlier run");
-                Source.dropSlot(admin, slot);
-            }
-            if (LocalPg.queryString(admin, "SELECT 1 FROM pg_database WHERE datname = '" + DB + "'") != null) {
-                E2eBenchmark.log("dropping database " + DB + " left over by an earlier run");
-                LocalPg.exec(admin, "DROP DATABASE " + DB);
-            }
-            LocalPg.exec(admin, "CREATE DATABASE " + DB);
-        }
+        Source.freshDatabase(DB, "database = '" + DB + "'");
     }
 
     void dropDatabase() throws SQLException {
