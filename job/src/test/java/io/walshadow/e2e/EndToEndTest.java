@@ -45,6 +45,12 @@ class EndToEndTest {
             assertTrue(lag >= 0 && lag < (16 << 20), "lagBytes " + lag);
             long commitLag = TestMetricReporter.value("commit_lag_ms");
             assertTrue(commitLag >= 0 && commitLag < 120_000, "commit_lag_ms " + commitLag);
+            // rates by stage count what went through: at least the workload's changes (tombstones add rows)
+            assertTrue(TestMetricReporter.value("changes_per_second") >= 500 + 100 + 71 + 100 + 20,
+                    "decoder changes " + TestMetricReporter.value("changes_per_second"));
+            assertTrue(TestMetricReporter.value("rows_staged_per_second") >= 500 + 100 + 71 + 100 + 20,
+                    "sink rows " + TestMetricReporter.value("rows_staged_per_second"));
+            assertTrue(TestMetricReporter.value("records_per_second") > TestMetricReporter.value("changes_per_second"));
             Map<String, Integer> rows = e.assertAllTablesEqual();
             assertEquals(Map.of("orders", 500 - 71 + 1, "nokey", 90), rows);
             String log = e.ch.queryString("SELECT count() FROM `" + e.chDatabase + "`.`_walshadow_commit_log` FINAL WHERE sink = '"

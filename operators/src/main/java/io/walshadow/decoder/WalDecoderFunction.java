@@ -165,6 +165,8 @@ public final class WalDecoderFunction extends ProcessFunction<XLogRecord, Buffer
     }
 
     private transient volatile long commitLagMs = -1;
+    private transient org.apache.flink.metrics.Meter recordsPerSecond;
+    private transient org.apache.flink.metrics.Meter changesPerSecond;
 
     private void registerMetrics(MetricGroup group, CatalogTracker tracker) {
         columnErrors = group.counter("decoder_column_errors");
@@ -178,6 +180,8 @@ public final class WalDecoderFunction extends ProcessFunction<XLogRecord, Buffer
         // Seconds behind the source: how old the newest commit was when the decoder reached it (does not grow while
         // the source is idle; the source's lag_bytes tells an idle stream from a stalled one).
         group.gauge("commit_lag_ms", () -> commitLagMs);
+        recordsPerSecond = group.meter("records_per_second", new org.apache.flink.metrics.MeterView(60));
+        changesPerSecond = group.meter("changes_per_second", new org.apache.flink.metrics.MeterView(60));
     }
 
     @Override
@@ -195,7 +199,11 @@ public final class WalDecoderFunction extends ProcessFunction<XLogRecord, Buffer
             }
             throw e;
         }
+        recordsPerSecond.markEvent();
         for (BufferEvent e : events) {
+            if (!(e.event() instanceof XactEvent)) {
+                changesPerSecond.markEvent();
+            }
             if (e.event() instanceof XactEvent x && x.xact() instanceof io.walshadow.xact.XactCommit c) {
                 commitLagMs = Math.max(0, System.currentTimeMillis()
                         - Math.floorDiv(io.walshadow.xact.PgTimestamps.toUnixMicros(c.xactTime()), 1000L));

@@ -171,6 +171,7 @@ final class ClickHouseSinkWriter implements CommittingSinkWriter<Drained, SinkBa
         this.sinkId = options.sinkId();
         MetricGroup g = ctx.metricGroup().addGroup("clickhouse_sink");
         rowsStaged = g.counter("rows_staged");
+        g.meter("rows_staged_per_second", new org.apache.flink.metrics.MeterView(rowsStaged));
         bytesStaged = g.counter("bytes_staged");
         flushes = g.counter("flushes");
         toastEmpty = g.counter("toast_values_written_empty");
