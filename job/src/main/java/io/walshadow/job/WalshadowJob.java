@@ -67,6 +67,11 @@ public final class WalshadowJob {
     }
 
     public static void build(StreamExecutionEnvironment env, JobConfig config) {
+        build(env, config, new ClickHouseSink(config.requireClickHouse(), config.pg()));
+    }
+
+    /** The job with this sink (tests: a sink writing its state as an earlier build did). */
+    public static void build(StreamExecutionEnvironment env, JobConfig config, ClickHouseSink sink) {
         ClickHouseSinkOptions ch = config.requireClickHouse();
         // One key: the TOAST stage keeps its chunks in keyed (RocksDB) state, on the drain order of the buffer's
         // single subtask, so the stream is declared keyed rather than shuffled (and stays chained).
@@ -76,7 +81,7 @@ public final class WalshadowJob {
                 .uid(UID_TOAST).setParallelism(1)
                 .map(new ChangeLogger(config.progressInterval().toMillis())).returns(DrainedSerializer.typeInfo())
                 .uid(UID_PROGRESS).setParallelism(1).name("change log")
-                .sinkTo(new ClickHouseSink(ch, config.pg()))
+                .sinkTo(sink)
                 .uid(UID_SINK).name("ClickHouse sink").setParallelism(1);
     }
 

@@ -83,6 +83,12 @@ public final class E2e implements AutoCloseable {
      * its latest checkpoint after a failure, that many times.
      */
     public JobClient start(JobConfig config, Path restoreFrom, int restarts) throws Exception {
+        return start(config, restoreFrom, restarts, null);
+    }
+
+    /** As {@link #start(JobConfig, Path, int)}, with this sink (null: the job's own). */
+    public JobClient start(JobConfig config, Path restoreFrom, int restarts,
+                           io.walshadow.sink.ClickHouseSink sink) throws Exception {
         Configuration conf = FlinkTestJobs.checkpointed(checkpoints, restoreFrom);
         conf.setString("metrics.reporter.wstest.factory.class", TestMetricReporter.class.getName());
         if (restarts > 0) {
@@ -91,7 +97,11 @@ public final class E2e implements AutoCloseable {
             conf.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_DELAY, Duration.ofMillis(200));
         }
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(conf);
-        WalshadowJob.build(env, config);
+        if (sink == null) {
+            WalshadowJob.build(env, config);
+        } else {
+            WalshadowJob.build(env, config, sink);
+        }
         JobClient job = env.executeAsync("e2e " + name);
         jobs.add(job);
         return job;

@@ -32,11 +32,25 @@ public final class ClickHouseSink implements Sink<Drained>, SupportsCommitter<Si
 
     private final ClickHouseSinkOptions options;
     private final PgConnectionConfig pg;
+    private final SimpleVersionedSerializer<SinkWriterState> writerStateSerializer;
+    private final SimpleVersionedSerializer<SinkBatch> committableSerializer;
 
     /** @param pg the source, for its type catalog (enums, domains, arrays) */
     public ClickHouseSink(ClickHouseSinkOptions options, PgConnectionConfig pg) {
+        this(options, pg, SinkWriterStateSerializer.INSTANCE, SinkBatchSerializer.INSTANCE);
+    }
+
+    /**
+     * With other state serializers: what an earlier build wrote its state with, so that a test can take a savepoint
+     * as that build would and restore it with this one (the upgrade path of the versioned formats).
+     */
+    public ClickHouseSink(ClickHouseSinkOptions options, PgConnectionConfig pg,
+                          SimpleVersionedSerializer<SinkWriterState> writerStateSerializer,
+                          SimpleVersionedSerializer<SinkBatch> committableSerializer) {
         this.options = options;
         this.pg = pg;
+        this.writerStateSerializer = writerStateSerializer;
+        this.committableSerializer = committableSerializer;
     }
 
     @Override
@@ -57,7 +71,7 @@ public final class ClickHouseSink implements Sink<Drained>, SupportsCommitter<Si
 
     @Override
     public SimpleVersionedSerializer<SinkWriterState> getWriterStateSerializer() {
-        return SinkWriterStateSerializer.INSTANCE;
+        return writerStateSerializer;
     }
 
     @Override
@@ -67,6 +81,6 @@ public final class ClickHouseSink implements Sink<Drained>, SupportsCommitter<Si
 
     @Override
     public SimpleVersionedSerializer<SinkBatch> getCommittableSerializer() {
-        return SinkBatchSerializer.INSTANCE;
+        return committableSerializer;
     }
 }

@@ -24,7 +24,8 @@ import org.apache.flink.core.memory.DataOutputSerializer;
  * </pre>
  * Version 1 is version 2 without kind 10.
  */
-public final class SinkBatchSerializer implements SimpleVersionedSerializer<SinkBatch> {
+public final class SinkBatchSerializer implements SimpleVersionedSerializer<SinkBatch>, java.io.Serializable {
+    private static final long serialVersionUID = 1L;
     public static final SinkBatchSerializer INSTANCE = new SinkBatchSerializer();
     static final int VERSION = 2;
 

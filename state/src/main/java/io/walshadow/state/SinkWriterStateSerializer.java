@@ -16,7 +16,9 @@ import org.apache.flink.core.memory.DataOutputSerializer;
  * </pre>
  * Version 1 is version 2 without the mirrors (read as none).
  */
-public final class SinkWriterStateSerializer implements SimpleVersionedSerializer<SinkWriterState> {
+public final class SinkWriterStateSerializer implements SimpleVersionedSerializer<SinkWriterState>,
+        java.io.Serializable {
+    private static final long serialVersionUID = 1L;
     public static final SinkWriterStateSerializer INSTANCE = new SinkWriterStateSerializer();
     static final int VERSION = 2;
 
