@@ -39,8 +39,15 @@ class EndToEndTest {
                     "ROLLBACK TO SAVEPOINT p", "UPDATE " + s + ".nokey SET b = 'tx' WHERE a = 5", "COMMIT");
             e.awaitCaughtUp(Duration.ofSeconds(120));
             // replication lag metrics: the server's position polled, the pipeline close behind it once caught up
+            // (polled about once a second, so the value read right after catching up may predate the last commit)
+            long committed = e.committedLsn();
             long serverLsn = TestMetricReporter.value("serverLsn");
-            assertTrue(serverLsn >= e.committedLsn() && serverLsn <= LocalPg.currentLsn(e.pg), "serverLsn " + serverLsn);
+            for (long deadline = System.nanoTime() + 15_000_000_000L; serverLsn < committed && System.nanoTime() < deadline; ) {
+                Thread.sleep(100);
+                serverLsn = TestMetricReporter.value("serverLsn");
+            }
+            assertTrue(serverLsn >= committed && serverLsn <= LocalPg.currentLsn(e.pg),
+                    "serverLsn " + serverLsn + ", committed " + committed);
             long lag = TestMetricReporter.value("lagBytes");
             assertTrue(lag >= 0 && lag < (16 << 20), "lagBytes " + lag);
             long commitLag = TestMetricReporter.value("commit_lag_ms");
