@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.walshadow.buffer.TestMetricReporter;
+import io.walshadow.testing.FlinkTestJobs;
 import io.walshadow.testing.LocalPg;
 import java.time.Duration;
 import java.util.Map;
@@ -41,11 +42,9 @@ class EndToEndTest {
             // replication lag metrics: the server's position polled, the pipeline close behind it once caught up
             // (polled about once a second, so the value read right after catching up may predate the last commit)
             long committed = e.committedLsn();
+            FlinkTestJobs.awaitTrue(() -> "serverLsn " + TestMetricReporter.value("serverLsn") + " reaches committed "
+                    + committed, Duration.ofSeconds(15), () -> TestMetricReporter.value("serverLsn") >= committed);
             long serverLsn = TestMetricReporter.value("serverLsn");
-            for (long deadline = System.nanoTime() + 15_000_000_000L; serverLsn < committed && System.nanoTime() < deadline; ) {
-                Thread.sleep(100);
-                serverLsn = TestMetricReporter.value("serverLsn");
-            }
             assertTrue(serverLsn >= committed && serverLsn <= LocalPg.currentLsn(e.pg),
                     "serverLsn " + serverLsn + ", committed " + committed);
             long lag = TestMetricReporter.value("lagBytes");
