@@ -194,6 +194,24 @@ public final class E2e implements AutoCloseable {
         return n;
     }
 
+    /** Each commit once in the commit log: a commit_seq never names two different commits. */
+    public void assertEachCommitOnce() {
+        org.junit.jupiter.api.Assertions.assertEquals("0", ch.queryString("SELECT count() FROM (SELECT commit_seq FROM `"
+                + chDatabase + "`.`_walshadow_commit_log` GROUP BY commit_seq HAVING uniqExact(xid, commit_lsn, changes)"
+                + " > 1)"), "commit_seq values naming different commits");
+    }
+
+    /**
+     * Rows ClickHouse holds more than once for one (key, version) are byte-identical copies (retries folded by
+     * ReplacingMergeTree), never two different values written at one version.
+     */
+    public void assertCopiesIdentical(String table, String keyColumns, String valueColumns) {
+        org.junit.jupiter.api.Assertions.assertEquals("0", ch.queryString("SELECT count() FROM (SELECT " + keyColumns
+                + ", _lsn FROM `" + chDatabase + "`.`" + schema + "__" + table + "` GROUP BY " + keyColumns
+                + ", _lsn HAVING uniqExact(" + valueColumns + ", _commit_lsn, _xid, _is_deleted) > 1)"),
+                table + ": versions that differ between copies");
+    }
+
     public void cancelJobs() {
         for (JobClient j : jobs) {
             try {
