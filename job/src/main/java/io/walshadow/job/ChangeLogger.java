@@ -54,7 +54,8 @@ final class ChangeLogger extends RichMapFunction<Drained, Drained> {
                     names.put(r.relOid(), r.descriptor().qualifiedName());
                 }
                 n[r.op().ordinal()]++;
-                if (r.newValues() != null) {
+                // a user table's row tells more than a TOAST chunk
+                if (r.newValues() != null && !r.descriptor().qualifiedName().startsWith("pg_toast.")) {
                     latest = r;
                 }
             } else if (c.change() instanceof TruncateChange t) {
@@ -97,9 +98,18 @@ final class ChangeLogger extends RichMapFunction<Drained, Drained> {
         StringJoiner j = new StringJoiner(", ", "{", "}");
         for (Column c : r.descriptor().columns()) {
             if (!c.dropped()) {
-                j.add(c.name() + "=" + r.newValues()[c.attnum() - 1]);
+                j.add(c.name() + "=" + brief(r.newValues()[c.attnum() - 1]));
             }
         }
         return j.toString();
+    }
+
+    /** A value short enough for a log line: bytes as their length, long text cut. */
+    private static String brief(Object v) {
+        if (v instanceof byte[] b) {
+            return "<" + b.length + " bytes>";
+        }
+        String text = String.valueOf(v);
+        return text.length() <= 80 ? text : text.substring(0, 77) + "... (" + text.length() + " chars)";
     }
 }
