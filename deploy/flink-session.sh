@@ -65,6 +65,7 @@ execution.checkpointing.incremental: true
 execution.checkpointing.dir: file://$FLINK_HOME_DIR/checkpoints
 execution.checkpointing.savepoint-dir: file://$FLINK_HOME_DIR/savepoints
 EOF
+  # one logging configuration for the cluster's processes and the CLI, each writing its own -Dlog.file
   cat >"$CONF/log4j.properties" <<'EOF'
 rootLogger.level = INFO
 rootLogger.appenderRef.file.ref = file
@@ -75,15 +76,6 @@ appender.file.layout.type = PatternLayout
 appender.file.layout.pattern = %d{yyyy-MM-dd HH:mm:ss,SSS} %-5p %-60c %x - %m%n
 logger.metricgroup.name = org.apache.flink.metrics.MetricGroup
 logger.metricgroup.level = ERROR
-EOF
-  cat >"$CONF/log4j-cli.properties" <<'EOF'
-rootLogger.level = INFO
-rootLogger.appenderRef.file.ref = file
-appender.file.type = File
-appender.file.name = file
-appender.file.fileName = ${sys:log.file}
-appender.file.layout.type = PatternLayout
-appender.file.layout.pattern = %d{yyyy-MM-dd HH:mm:ss,SSS} %-5p %-60c %x - %m%n
 EOF
 }
 
@@ -167,7 +159,7 @@ cmd_stop() {
 cmd_flink() {
   [[ -f $CONF/config.yaml ]] || die "no cluster configuration in $CONF: run '$0 start' first"
   FLINK_CONF_DIR=$CONF java "${JAVA_OPENS[@]}" -Dlog.file="$LOG/cli.log" \
-    -Dlog4j.configurationFile="file:$CONF/log4j-cli.properties" -cp "$(classpath)" \
+    -Dlog4j.configurationFile="file:$CONF/log4j.properties" -cp "$(classpath)" \
     org.apache.flink.client.cli.CliFrontend "$@"
 }
 

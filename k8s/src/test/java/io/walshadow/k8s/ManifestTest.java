@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import io.fabric8.kubernetes.api.model.Container;
@@ -65,7 +66,7 @@ class ManifestTest {
         assertCaught("entryClass", d -> job(d).put("entryClass", "io.walshadow.job.Walshadow"));
         assertCaught("jarURI", d -> job(d).put("jarURI", "local:///opt/flink/usrlib/job.jar"));
         assertCaught("--clickhouse.url", d -> {
-            com.fasterxml.jackson.databind.node.ArrayNode args = (com.fasterxml.jackson.databind.node.ArrayNode)
+            ArrayNode args = (ArrayNode)
                     job(d).get("args");
             for (int i = 0; i < args.size(); i++) {
                 if (args.get(i).asText().equals("--clickhouse.url")) {
@@ -73,7 +74,7 @@ class ManifestTest {
                 }
             }
         });
-        assertCaught("password", d -> ((com.fasterxml.jackson.databind.node.ArrayNode) job(d).get("args"))
+        assertCaught("password", d -> ((ArrayNode) job(d).get("args"))
                 .add("--pg.password").add("hunter2"));
         assertCaught("WALSHADOW_CH_PASSWORD", d -> container(d).withArray("env").remove(1));
         assertCaught("secret key", d -> ((ObjectNode) container(d).withArray("env").get(0).get("valueFrom")

@@ -26,16 +26,11 @@ public final class ExportedSnapshot implements AutoCloseable {
     }
 
     public static ExportedSnapshot export(PgConnectionConfig pg) throws SQLException {
-        Connection c = pg.openSql();
-        try {
-            c.setAutoCommit(false);
-            c.setTransactionIsolation(Connection.TRANSACTION_REPEATABLE_READ);
-            c.setReadOnly(true);
-            try (Statement st = c.createStatement();
-                 ResultSet rs = st.executeQuery("SELECT pg_export_snapshot(), pg_current_wal_lsn()::text")) {
-                rs.next();
-                return new ExportedSnapshot(c, rs.getString(1), rs.getString(2));
-            }
+        Connection c = SnapshotTransaction.begin(pg);
+        try (Statement st = c.createStatement();
+             ResultSet rs = st.executeQuery("SELECT pg_export_snapshot(), pg_current_wal_lsn()::text")) {
+            rs.next();
+            return new ExportedSnapshot(c, rs.getString(1), rs.getString(2));
         } catch (SQLException e) {
             c.close();
             throw e;
@@ -59,10 +54,6 @@ public final class ExportedSnapshot implements AutoCloseable {
 
     @Override
     public void close() throws SQLException {
-        try {
-            connection.rollback();
-        } finally {
-            connection.close();
-        }
+        SnapshotTransaction.end(connection);
     }
 }

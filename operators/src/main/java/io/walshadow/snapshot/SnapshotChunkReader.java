@@ -27,15 +27,10 @@ public final class SnapshotChunkReader implements AutoCloseable {
     }
 
     public static SnapshotChunkReader open(PgConnectionConfig pg, String snapshotId) throws SQLException {
-        Connection c = pg.openSql();
-        try {
-            c.setAutoCommit(false);
-            c.setTransactionIsolation(Connection.TRANSACTION_REPEATABLE_READ);
-            c.setReadOnly(true);
-            try (Statement st = c.createStatement()) {
-                // must be the transaction's first statement; an expired snapshot fails here, naming it
-                st.execute("SET TRANSACTION SNAPSHOT '" + snapshotId.replace("'", "''") + "'");
-            }
+        Connection c = SnapshotTransaction.begin(pg);
+        try (Statement st = c.createStatement()) {
+            // must be the transaction's first statement; an expired snapshot fails here, naming it
+            st.execute("SET TRANSACTION SNAPSHOT " + literal(snapshotId));
             return new SnapshotChunkReader(c);
         } catch (SQLException e) {
             c.close();
@@ -83,10 +78,6 @@ public final class SnapshotChunkReader implements AutoCloseable {
 
     @Override
     public void close() throws SQLException {
-        try {
-            connection.rollback();
-        } finally {
-            connection.close();
-        }
+        SnapshotTransaction.end(connection);
     }
 }
