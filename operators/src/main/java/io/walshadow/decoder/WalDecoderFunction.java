@@ -13,6 +13,7 @@ import io.walshadow.change.RowDecoder;
 import io.walshadow.change.WalChangeDecoder;
 import io.walshadow.change.XactEvent;
 import io.walshadow.pg.PgConnectionConfig;
+import io.walshadow.snapshot.StartPoint;
 import io.walshadow.types.SqlTypeCatalog;
 import io.walshadow.types.ValueDecoder;
 import io.walshadow.wal.Lsn;
@@ -64,6 +65,7 @@ public final class WalDecoderFunction extends ProcessFunction<XLogRecord, Buffer
     private final PgConnectionConfig pg;
     private final String include;
     private final String exclude;
+    private final StartPoint start;
 
     private transient ListState<byte[]> state;
     private transient DescriptorHistory restoredHistory;
@@ -82,6 +84,15 @@ public final class WalDecoderFunction extends ProcessFunction<XLogRecord, Buffer
     private transient Counter catalogAheadFailures;
 
     public WalDecoderFunction(PgConnectionConfig pg, String include, String exclude) {
+        this(pg, include, exclude, null);
+    }
+
+    /**
+     * @param start where a fresh decoder's catalog history begins (the initial snapshot's point); null: here and
+     *     now, at the first start
+     */
+    public WalDecoderFunction(PgConnectionConfig pg, String include, String exclude, StartPoint start) {
+        this.start = start;
         this.pg = pg;
         this.include = include == null ? "" : include;
         this.exclude = exclude == null ? "" : exclude;
@@ -135,11 +146,16 @@ public final class WalDecoderFunction extends ProcessFunction<XLogRecord, Buffer
     private CatalogTracker seed(CatalogFilter filter, CatalogLoader loader) throws SQLException {
         CatalogSnapshot.Xids xids;
         long startLsn;
-        try (Connection c = pg.openSql(); Statement st = c.createStatement();
-             ResultSet rs = st.executeQuery("SELECT pg_current_snapshot()::text, pg_current_wal_insert_lsn()::text")) {
-            rs.next();
-            xids = CatalogSnapshot.Xids.parse(rs.getString(1));
-            startLsn = Lsn.parse(rs.getString(2));
+        if (start != null) {
+            xids = start.runningXids();
+            startLsn = start.lsn();
+        } else {
+            try (Connection c = pg.openSql(); Statement st = c.createStatement();
+                 ResultSet rs = st.executeQuery("SELECT pg_current_snapshot()::text, pg_current_wal_insert_lsn()::text")) {
+                rs.next();
+                xids = CatalogSnapshot.Xids.parse(rs.getString(1));
+                startLsn = Lsn.parse(rs.getString(2));
+            }
         }
         seedXmax = xids.xmax();
         CatalogTracker t = CatalogTracker.seed(filter, loader, startLsn, xids);

@@ -27,8 +27,16 @@ public final class SnapshotChunkReader implements AutoCloseable {
     }
 
     public static SnapshotChunkReader open(PgConnectionConfig pg, String snapshotId) throws SQLException {
+        return open(pg, snapshotId, null);
+    }
+
+    /** As {@link #open(PgConnectionConfig, String)}, running {@code settings} (SET commands) first. */
+    public static SnapshotChunkReader open(PgConnectionConfig pg, String snapshotId, String settings) throws SQLException {
         Connection c = SnapshotTransaction.begin(pg);
         try (Statement st = c.createStatement()) {
+            if (settings != null) {
+                st.execute(settings);
+            }
             // must be the transaction's first statement; an expired snapshot fails here, naming it
             st.execute("SET TRANSACTION SNAPSHOT " + literal(snapshotId));
             return new SnapshotChunkReader(c);
@@ -54,22 +62,70 @@ public final class SnapshotChunkReader implements AutoCloseable {
      */
     public long read(String qualifiedTable, String columns, TidRange range, RowSink sink) throws Exception {
         long n = 0;
-        try (Statement st = connection.createStatement()) {
-            st.setFetchSize(4096); // a cursor: a chunk never has to fit in memory
-            try (ResultSet rs = st.executeQuery("SELECT (ctid::text::point)[0]::bigint, (ctid::text::point)[1]::int, "
-                    + columns + " FROM " + qualifiedTable + " WHERE " + range.predicate())) {
-                int width = rs.getMetaData().getColumnCount() - 2;
-                while (rs.next()) {
-                    String[] values = new String[width];
-                    for (int i = 0; i < width; i++) {
-                        values[i] = rs.getString(i + 3);
-                    }
-                    sink.accept(new Row(rs.getLong(1), rs.getInt(2), values));
-                    n++;
-                }
+        try (Cursor c = cursor(qualifiedTable, columns, range, -1, 0, 4096)) {
+            for (Row r = c.next(); r != null; r = c.next()) {
+                sink.accept(r);
+                n++;
             }
         }
         return n;
+    }
+
+    /**
+     * The rows of {@code table} in {@code range} after TID {@code (afterBlock, afterOffset)} ({@code afterBlock < 0}:
+     * all of them), in TID order, fetched {@code fetchSize} at a time: a chunk never has to fit in memory.
+     *
+     * <p>TID order without ORDER BY: a TID range scan reads the heap forward, page by page and line pointer by line
+     * pointer, and never joins a synchronized scan (only sequential scans do); the reader checks it anyway.
+     */
+    public Cursor cursor(String qualifiedTable, String columns, TidRange range, long afterBlock, int afterOffset,
+                         int fetchSize) throws SQLException {
+        String where = range.predicate() + (afterBlock < 0 ? "" : " AND ctid > '(" + afterBlock + "," + afterOffset + ")'::tid");
+        Statement st = connection.createStatement();
+        try {
+            st.setFetchSize(fetchSize);
+            ResultSet rs = st.executeQuery("SELECT (ctid::text::point)[0]::bigint, (ctid::text::point)[1]::int"
+                    + (columns.isEmpty() ? "" : ", " + columns) + " FROM " + qualifiedTable + " WHERE " + where);
+            return new Cursor(st, rs);
+        } catch (SQLException e) {
+            st.close();
+            throw e;
+        }
+    }
+
+    /** An open chunk query. */
+    public static final class Cursor implements AutoCloseable {
+        private final Statement statement;
+        private final ResultSet rs;
+        private final int width;
+
+        private Cursor(Statement statement, ResultSet rs) throws SQLException {
+            this.statement = statement;
+            this.rs = rs;
+            this.width = rs.getMetaData().getColumnCount() - 2;
+        }
+
+        /** The next row, or null after the last. */
+        public Row next() throws SQLException {
+            if (!rs.next()) {
+                return null;
+            }
+            String[] values = new String[width];
+            for (int i = 0; i < width; i++) {
+                values[i] = rs.getString(i + 3);
+            }
+            return new Row(rs.getLong(1), rs.getInt(2), values);
+        }
+
+        @Override
+        public void close() throws SQLException {
+            statement.close();
+        }
+    }
+
+    /** The reader's own connection (in the imported snapshot). */
+    public Connection connection() {
+        return connection;
     }
 
     private static String literal(String s) {

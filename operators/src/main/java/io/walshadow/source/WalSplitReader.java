@@ -10,7 +10,6 @@ import io.walshadow.wal.XLogStreamReader;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.sql.Connection;
-import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
@@ -112,7 +111,7 @@ final class WalSplitReader implements SplitReader<XLogRecord, WalSplit> {
             format = WalFormat.forServerVersionNum(intQuery(sql, "SHOW server_version_num"));
             segmentSize = intQuery(sql, "SELECT setting::int * CASE unit WHEN 'B' THEN 1 WHEN 'kB' THEN 1024"
                     + " WHEN 'MB' THEN 1048576 END FROM pg_settings WHERE name = 'wal_segment_size'");
-            restartLsn = ensureSlot(sql);
+            restartLsn = ReplicationSlots.ensure(sql, options.slotName(), options.createSlot());
         }
         replicationConnection = pg.openReplication();
         int timeline = identifyTimeline(replicationConnection);
@@ -139,42 +138,6 @@ final class WalSplitReader implements SplitReader<XLogRecord, WalSplit> {
                 .start();
         LOG.info("streaming WAL from slot {} at {} (timeline {}, PostgreSQL {}, segment size {})",
                 options.slotName(), Lsn.format(start), timeline, format.major, segmentSize);
-    }
-
-    /** Returns the slot's restart_lsn, creating the slot with reserved WAL if allowed and missing. */
-    private long ensureSlot(Connection sql) throws SQLException {
-        try (PreparedStatement ps = sql.prepareStatement(
-                "SELECT slot_type, restart_lsn::text FROM pg_replication_slots WHERE slot_name = ?")) {
-            ps.setString(1, options.slotName());
-            try (ResultSet rs = ps.executeQuery()) {
-                if (rs.next()) {
-                    if (!"physical".equals(rs.getString(1))) {
-                        throw new IllegalStateException("slot " + options.slotName() + " is a " + rs.getString(1)
-                                + " slot; walshadow needs a physical slot");
-                    }
-                    String restart = rs.getString(2);
-                    if (restart == null) {
-                        throw new IllegalStateException("physical slot " + options.slotName() + " has no reserved WAL"
-                                + " (restart_lsn is NULL); create it with pg_create_physical_replication_slot(name, true)");
-                    }
-                    return Lsn.parse(restart);
-                }
-            }
-        }
-        if (!options.createSlot()) {
-            throw new IllegalStateException("physical replication slot " + options.slotName() + " does not exist"
-                    + " and slot creation is disabled");
-        }
-        try (PreparedStatement ps = sql.prepareStatement(
-                "SELECT lsn::text FROM pg_create_physical_replication_slot(?, true)")) {
-            ps.setString(1, options.slotName());
-            try (ResultSet rs = ps.executeQuery()) {
-                rs.next();
-                long lsn = Lsn.parse(rs.getString(1));
-                LOG.info("created physical replication slot {} reserving WAL from {}", options.slotName(), Lsn.format(lsn));
-                return lsn;
-            }
-        }
     }
 
     private static int identifyTimeline(Connection replication) throws SQLException {

@@ -1,0 +1,227 @@
+package io.walshadow.types;
+
+import io.walshadow.catalog.PgType;
+import io.walshadow.catalog.TypeCatalog;
+import java.math.BigDecimal;
+import java.time.LocalDate;
+import java.util.ArrayList;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.UUID;
+
+/**
+ * PostgreSQL's text output of a value, turned into the Java value the heap decoder gives for the same datum (see
+ * {@link ValueDecoder}) where the sink needs a typed value: booleans, integers, floats, numeric, uuid, date,
+ * timestamps, bytea and one-dimensional arrays of those. Any other type stays its text, which is what the sink
+ * writes for it anyway. The initial snapshot reads rows this way ({@code SELECT} output), so that its rows and the
+ * WAL's rows of the same table encode identically.
+ *
+ * <p>The text must come from a session with {@code DateStyle = ISO}, {@code TimeZone = UTC},
+ * {@code extra_float_digits = 1} and {@code bytea_output = hex} (what {@link #SESSION_SETTINGS} sets).
+ */
+public final class TextValues {
+    /** The session settings the parsers assume. */
+    public static final String SESSION_SETTINGS = "SET DateStyle = ISO; SET IntervalStyle = postgres;"
+            + " SET TimeZone = 'UTC'; SET extra_float_digits = 1; SET bytea_output = hex";
+
+    private final TypeCatalog types;
+
+    public TextValues(TypeCatalog types) {
+        this.types = types;
+    }
+
+    /** The value of a column of type {@code typeOid} whose text output is {@code text} (null for SQL NULL). */
+    public Object parse(int typeOid, String text) {
+        if (text == null) {
+            return null;
+        }
+        int oid = baseOid(typeOid);
+        try {
+            if (scalar(oid)) {
+                return scalar(oid, text);
+            }
+            PgType t = types.type(oid);
+            if (t != null && t.typcategory() == 'A' && t.elemOid() != 0 && t.typlen() == -1) {
+                return array(baseOid(t.elemOid()), text);
+            }
+            return text;
+        } catch (RuntimeException e) {
+            throw new MalformedDatumException("text " + abbreviate(text) + " of type oid "
+                    + Integer.toUnsignedString(typeOid) + " does not parse: " + e.getMessage());
+        }
+    }
+
+    private int baseOid(int oid) {
+        for (int depth = 0; depth < 32; depth++) {
+            PgType t = types.type(oid);
+            if (t == null || t.typtype() != 'd') {
+                return oid;
+            }
+            oid = t.baseTypeOid();
+        }
+        throw new MalformedDatumException("domain chain too deep at type oid " + oid);
+    }
+
+    private static boolean scalar(int oid) {
+        switch (oid) {
+            case Oids.BOOL: case Oids.INT2: case Oids.INT4: case Oids.INT8: case Oids.OID:
+            case Oids.FLOAT4: case Oids.FLOAT8: case Oids.NUMERIC: case Oids.UUID: case Oids.DATE:
+            case Oids.TIMESTAMP: case Oids.TIMESTAMPTZ: case Oids.BYTEA:
+                return true;
+            default:
+                return false;
+        }
+    }
+
+    static Object scalar(int oid, String s) {
+        switch (oid) {
+            case Oids.BOOL: return s.equals("t") || s.equals("true");
+            case Oids.INT2: return Short.parseShort(s);
+            case Oids.INT4: return Integer.parseInt(s);
+            case Oids.INT8: return Long.parseLong(s);
+            case Oids.OID: return Long.parseLong(s);
+            case Oids.FLOAT4: return Float.parseFloat(s); // "Infinity", "-Infinity", "NaN" are Java's spelling too
+            case Oids.FLOAT8: return Double.parseDouble(s);
+            case Oids.NUMERIC: return numeric(s);
+            case Oids.UUID: return UUID.fromString(s);
+            case Oids.DATE: return date(s);
+            case Oids.TIMESTAMP: return timestamp(s, false);
+            case Oids.TIMESTAMPTZ: return timestamp(s, true);
+            case Oids.BYTEA: return bytea(s);
+            default: return s;
+        }
+    }
+
+    private static PgNumeric numeric(String s) {
+        return switch (s) {
+            case "NaN" -> PgNumeric.NAN;
+            case "Infinity" -> PgNumeric.POSITIVE_INFINITY;
+            case "-Infinity" -> PgNumeric.NEGATIVE_INFINITY;
+            default -> PgNumeric.of(new BigDecimal(s));
+        };
+    }
+
+    private static byte[] bytea(String s) {
+        if (!s.startsWith("\\x")) {
+            throw new IllegalArgumentException("bytea not in hex output (bytea_output = hex)");
+        }
+        return HexFormat.of().parseHex(s, 2, s.length());
+    }
+
+    /** ISO date, {@code [-]infinity}, years past 9999 and a {@code " BC"} suffix included. */
+    private static PgDate date(String s) {
+        if (s.equals("infinity")) {
+            return new PgDate(PgDate.NOEND);
+        }
+        if (s.equals("-infinity")) {
+            return new PgDate(PgDate.NOBEGIN);
+        }
+        boolean bc = s.endsWith(" BC");
+        String d = bc ? s.substring(0, s.length() - 3) : s;
+        long epochDay = isoDay(d, bc);
+        return new PgDate(Math.toIntExact(epochDay - DateTimeText.PG_EPOCH_DAY));
+    }
+
+    private static long isoDay(String d, boolean bc) {
+        int m = d.lastIndexOf('-', d.length() - 4); // year may have more than four digits
+        int y = d.lastIndexOf('-', m - 1);
+        long year = Long.parseLong(d.substring(0, y));
+        int month = Integer.parseInt(d.substring(y + 1, m));
+        int day = Integer.parseInt(d.substring(m + 1));
+        // 1 BC is ISO year 0
+        return LocalDate.of(Math.toIntExact(bc ? 1 - year : year), month, day).toEpochDay();
+    }
+
+    /** {@code YYYY-MM-DD HH:MM:SS[.ffffff][+00][ BC]} in UTC, or {@code [-]infinity}. */
+    private static PgTimestamp timestamp(String s, boolean tz) {
+        if (s.equals("infinity")) {
+            return new PgTimestamp(PgTimestamp.NOEND, tz);
+        }
+        if (s.equals("-infinity")) {
+            return new PgTimestamp(PgTimestamp.NOBEGIN, tz);
+        }
+        boolean bc = s.endsWith(" BC");
+        String t = bc ? s.substring(0, s.length() - 3) : s;
+        if (tz) {
+            if (!t.endsWith("+00")) {
+                throw new IllegalArgumentException("timestamptz not in UTC (TimeZone = UTC)");
+            }
+            t = t.substring(0, t.length() - 3);
+        }
+        int sp = t.indexOf(' ');
+        long day = isoDay(t.substring(0, sp), bc);
+        String time = t.substring(sp + 1);
+        long micros = Long.parseLong(time.substring(0, 2)) * 3_600_000_000L
+                + Long.parseLong(time.substring(3, 5)) * 60_000_000L
+                + Long.parseLong(time.substring(6, 8)) * 1_000_000L;
+        if (time.length() > 8) {
+            String frac = (time.substring(9) + "000000").substring(0, 6);
+            micros += Long.parseLong(frac);
+        }
+        long pgMicros = (day - DateTimeText.PG_EPOCH_DAY) * DateTimeText.USECS_PER_DAY + micros;
+        return new PgTimestamp(pgMicros, tz);
+    }
+
+    /**
+     * A one-dimensional array literal ({@code {a,"b c",NULL}}, optionally with bounds {@code [2:3]=}); elements
+     * are parsed as {@code elemOid}. A multi-dimensional array keeps its shape (the sink refuses it, as for WAL rows).
+     */
+    private Object array(int elemOid, String s) {
+        int i = 0;
+        int lower = 1;
+        if (s.startsWith("[")) {
+            int eq = s.indexOf('=');
+            String bounds = s.substring(0, eq);
+            if (bounds.indexOf('[', 1) >= 0) {
+                throw new IllegalArgumentException("multi-dimensional array bounds " + bounds);
+            }
+            lower = Integer.parseInt(bounds.substring(1, bounds.indexOf(':')));
+            i = eq + 1;
+        }
+        if (s.charAt(i) != '{' || s.charAt(s.length() - 1) != '}') {
+            throw new IllegalArgumentException("not an array literal");
+        }
+        if (s.charAt(i + 1) == '{') {
+            throw new IllegalArgumentException("multi-dimensional arrays are not supported in Array columns");
+        }
+        char delim = elemOid == 603 ? ';' : ','; // box is the only built-in type with another delimiter
+        List<Object> out = new ArrayList<>();
+        int p = i + 1;
+        int end = s.length() - 1;
+        if (p < end) {
+            while (true) {
+                StringBuilder sb = new StringBuilder();
+                boolean quoted = false;
+                if (s.charAt(p) == '"') {
+                    quoted = true;
+                    p++;
+                    while (s.charAt(p) != '"') {
+                        char c = s.charAt(p++);
+                        sb.append(c == '\\' ? s.charAt(p++) : c);
+                    }
+                    p++;
+                } else {
+                    while (p < end && s.charAt(p) != delim) {
+                        sb.append(s.charAt(p++));
+                    }
+                }
+                String e = sb.toString();
+                out.add(!quoted && e.equals("NULL") ? null : scalar(elemOid) ? scalar(elemOid, e) : e);
+                if (p >= end) {
+                    break;
+                }
+                if (s.charAt(p) != delim) {
+                    throw new IllegalArgumentException("expected '" + delim + "' at " + p);
+                }
+                p++;
+            }
+        }
+        Object[] elements = out.toArray();
+        return elements.length == 0 ? new PgArray(elemOid, new int[0], new int[0], elements)
+                : new PgArray(elemOid, new int[] {elements.length}, new int[] {lower}, elements);
+    }
+
+    private static String abbreviate(String s) {
+        return s.length() <= 64 ? "'" + s + "'" : "'" + s.substring(0, 61) + "...'";
+    }
+}

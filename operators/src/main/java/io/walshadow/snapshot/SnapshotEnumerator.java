@@ -1,0 +1,223 @@
+package io.walshadow.snapshot;
+
+import io.walshadow.catalog.CatalogFilter;
+import io.walshadow.pg.PgConnectionConfig;
+import io.walshadow.state.SnapshotEnumeratorState;
+import io.walshadow.state.SnapshotSplit;
+import java.sql.SQLException;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Deque;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import org.apache.flink.api.connector.source.SourceEvent;
+import org.apache.flink.api.connector.source.SplitEnumerator;
+import org.apache.flink.api.connector.source.SplitEnumeratorContext;
+import org.apache.flink.metrics.MetricGroup;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The initial snapshot's coordinator (on the JobManager). Exports the snapshot, and holds it, with ACCESS SHARE locks
+ * on the copied tables, until the copy is over; plans the chunks on the first start; hands them out one at a time to
+ * readers that ask; counts progress.
+ *
+ * <p>The copy is over when every chunk was read and a checkpoint taken after the last one completed: by then every
+ * snapshot row is in a committed sink batch, so DDL that waited for the locks reaches the sink after all of them.
+ * A restarted coordinator exports a fresh snapshot for the chunks left (and the rest of a chunk a reader resumes):
+ * each TID range is still read under exactly one snapshot, and the rows carry the same version, so the argument of
+ * {@link SnapshotExport} holds per row (docs/architecture.md, "Initial snapshot").
+ *
+ * <p>Metrics (group {@code snapshot}): gauges {@code chunks_total}, {@code chunks_done}, {@code rows_done} (rows of
+ * finished chunks), {@code complete} (1 once over).
+ */
+final class SnapshotEnumerator implements SplitEnumerator<SnapshotSplit, SnapshotEnumeratorState> {
+    private static final Logger LOG = LoggerFactory.getLogger(SnapshotEnumerator.class);
+
+    private final SplitEnumeratorContext<SnapshotSplit> context;
+    private final PgConnectionConfig pg;
+    private final CatalogFilter filter;
+    /** The build's start point before the first plan, then the one planned with (from the state). */
+    private StartPoint start;
+    private final SnapshotOptions options;
+
+    private boolean planned;
+    private final Deque<SnapshotSplit> unassigned = new ArrayDeque<>();
+    private int chunksTotal;
+    private int chunksDone;
+    private long rowsDone;
+    private boolean complete;
+
+    private ExportedSnapshot snapshot;
+    /** Readers that asked for a chunk and got none (all handed out, or not planned yet). */
+    private final Set<Integer> idle = new HashSet<>();
+    /** The checkpoint after which the copy is over (taken with every chunk done), -1 until then. */
+    private long releaseAfter = -1;
+    private long startedAt;
+
+    SnapshotEnumerator(SplitEnumeratorContext<SnapshotSplit> context, PgConnectionConfig pg, CatalogFilter filter,
+                       StartPoint start, SnapshotOptions options, SnapshotEnumeratorState state) {
+        this.context = context;
+        this.pg = pg;
+        this.filter = filter;
+        this.options = options;
+        planned = state.planned();
+        // a plan's rows keep the version it was made with; unplanned, any start point at or after the decoder's works
+        this.start = planned ? new StartPoint(state.startLsn(), state.startXids()) : start;
+        unassigned.addAll(state.unassigned());
+        chunksTotal = state.chunksTotal();
+        chunksDone = state.chunksDone();
+        rowsDone = state.rowsDone();
+        complete = state.complete() || !options.enabled();
+        MetricGroup g = context.metricGroup().addGroup("snapshot");
+        g.gauge("chunks_total", () -> chunksTotal);
+        g.gauge("chunks_done", () -> chunksDone);
+        g.gauge("rows_done", () -> rowsDone);
+        g.gauge("complete", () -> complete ? 1 : 0);
+    }
+
+    @Override
+    public void start() {
+        if (complete) {
+            LOG.info("initial snapshot: {}", options.enabled() ? "complete (" + rowsDone + " rows in " + chunksTotal
+                    + " chunks)" : "disabled (snapshot.mode=never)");
+            return;
+        }
+        startedAt = System.currentTimeMillis();
+        context.callAsync(this::open, this::opened);
+    }
+
+    /** On a worker thread: the export (which may wait for old transactions), and on the first start the plan. */
+    private Opened open() throws SQLException, InterruptedException {
+        SnapshotExport.Opened o = new SnapshotExport(pg, filter, start).open();
+        List<SnapshotSplit> plan = null;
+        if (!planned) {
+            try {
+                plan = SnapshotExport.plan(o.snapshot().connection(), o.relations(), start.snapshotVersion(),
+                        options.chunkPages());
+            } catch (SQLException e) {
+                o.snapshot().close();
+                throw e;
+            }
+        }
+        return new Opened(o.snapshot(), plan, o.relations().size());
+    }
+
+    private record Opened(ExportedSnapshot snapshot, List<SnapshotSplit> plan, int tables) {}
+
+    private void opened(Opened o, Throwable error) {
+        if (error != null) {
+            throw new IllegalStateException("initial snapshot could not start: " + error.getMessage(), error);
+        }
+        snapshot = o.snapshot();
+        if (o.plan() != null) {
+            unassigned.addAll(o.plan());
+            chunksTotal = o.plan().size();
+            planned = true;
+            LOG.info("initial snapshot planned: {} tables in {} chunks of up to {} pages, rows versioned {}", o.tables(),
+                    chunksTotal, options.chunkPages(), start.snapshotVersion());
+        } else {
+            LOG.info("initial snapshot resumed under snapshot {}: {} of {} chunks done, {} not started", snapshot.id(),
+                    chunksDone, chunksTotal, unassigned.size());
+        }
+        for (int reader : context.registeredReaders().keySet()) {
+            context.sendEventToSourceReader(reader, new SnapshotEvents.Ready(snapshot.id()));
+        }
+        List<Integer> waiting = new ArrayList<>(idle);
+        idle.clear();
+        waiting.forEach(this::assignTo);
+    }
+
+    @Override
+    public void handleSplitRequest(int subtaskId, String requesterHostname) {
+        if (snapshot == null) {
+            idle.add(subtaskId); // served once the snapshot is open
+            return;
+        }
+        assignTo(subtaskId);
+    }
+
+    private void assignTo(int subtaskId) {
+        if (!context.registeredReaders().containsKey(subtaskId)) {
+            return;
+        }
+        SnapshotSplit next = unassigned.poll();
+        if (next == null) {
+            idle.add(subtaskId);
+            return;
+        }
+        idle.remove(subtaskId);
+        context.assignSplit(next, subtaskId);
+    }
+
+    @Override
+    public void handleSourceEvent(int subtaskId, SourceEvent event) {
+        if (event instanceof SnapshotEvents.Hello && snapshot != null) {
+            context.sendEventToSourceReader(subtaskId, new SnapshotEvents.Ready(snapshot.id()));
+        } else if (event instanceof SnapshotEvents.ChunkDone d) {
+            chunksDone = Math.min(chunksTotal, chunksDone + 1);
+            rowsDone += d.rows();
+            long secs = Math.max(1, (System.currentTimeMillis() - startedAt) / 1000);
+            LOG.info("initial snapshot: chunk {} of {} done ({} rows); {} of {} chunks, {} rows in {} s", d.splitId(),
+                    d.table(), d.rows(), chunksDone, chunksTotal, rowsDone, secs);
+        }
+    }
+
+    @Override
+    public void addSplitsBack(List<SnapshotSplit> splits, int subtaskId) {
+        // a failed reader's chunks, as of the last checkpoint: read again from there
+        splits.forEach(unassigned::addFirst);
+        idle.remove(subtaskId);
+    }
+
+    @Override
+    public void addReader(int subtaskId) {
+        if (snapshot != null) {
+            context.sendEventToSourceReader(subtaskId, new SnapshotEvents.Ready(snapshot.id()));
+        }
+    }
+
+    /** Every chunk handed out and every reader idle: nothing of the copy is left to read. */
+    private boolean allRead() {
+        return planned && snapshot != null && unassigned.isEmpty()
+                && idle.size() >= context.currentParallelism() && idle.containsAll(context.registeredReaders().keySet());
+    }
+
+    @Override
+    public SnapshotEnumeratorState snapshotState(long checkpointId) {
+        if (!complete && releaseAfter < 0 && allRead()) {
+            releaseAfter = checkpointId; // the readers take this checkpoint's barrier after their last row
+        }
+        return new SnapshotEnumeratorState(planned ? start.lsn() : 0, planned ? start.xids() : "", planned,
+                new ArrayList<>(unassigned), chunksTotal, chunksDone, rowsDone,
+                complete);
+    }
+
+    @Override
+    public void notifyCheckpointComplete(long checkpointId) {
+        if (!complete && releaseAfter >= 0 && checkpointId >= releaseAfter) {
+            complete = true;
+            chunksDone = chunksTotal;
+            closeSnapshot();
+            LOG.info("initial snapshot complete: {} rows in {} chunks ({} s); locks released", rowsDone, chunksTotal,
+                    (System.currentTimeMillis() - startedAt) / 1000);
+        }
+    }
+
+    private void closeSnapshot() {
+        if (snapshot != null) {
+            try {
+                snapshot.close();
+            } catch (SQLException e) {
+                LOG.warn("closing the initial snapshot's transaction: {}", e.getMessage());
+            }
+            snapshot = null;
+        }
+    }
+
+    @Override
+    public void close() {
+        closeSnapshot();
+    }
+}

@@ -1,0 +1,168 @@
+package io.walshadow.snapshot;
+
+import io.walshadow.catalog.CatalogFilter;
+import io.walshadow.catalog.CatalogLoader;
+import io.walshadow.catalog.CatalogSnapshot;
+import io.walshadow.catalog.LiveDescriptors;
+import io.walshadow.catalog.LiveRelation;
+import io.walshadow.catalog.RelationDescriptor;
+import io.walshadow.pg.PgConnectionConfig;
+import io.walshadow.state.SnapshotSplit;
+import io.walshadow.wal.RelFileLocator;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Opens the snapshot the chunk readers share, and plans the chunks on the first start. The rule that makes the
+ * copy and the WAL stream agree (see docs/architecture.md, "Initial snapshot"): rows carry the version
+ * {@code start.lsn - 1}; the WAL stream applies every record from {@code start.lsn} on; and the snapshot is taken
+ * only after every transaction running at the start point has ended, so a transaction the snapshot does not see
+ * has no record below the start point, and one it sees is in it with all its changes up to the snapshot.
+ */
+final class SnapshotExport {
+    private static final Logger LOG = LoggerFactory.getLogger(SnapshotExport.class);
+    private static final long WAIT_LOG_MS = 10_000;
+
+    /** The open snapshot, and the relations it copies (in copy order) with their relfilenodes then. */
+    record Opened(ExportedSnapshot snapshot, List<RelationDescriptor> relations) {}
+
+    private final PgConnectionConfig pg;
+    private final CatalogFilter filter;
+    private final StartPoint start;
+
+    SnapshotExport(PgConnectionConfig pg, CatalogFilter filter, StartPoint start) {
+        this.pg = pg;
+        this.filter = filter;
+        this.start = start;
+    }
+
+    /** Waits for the start point's transactions, locks the included tables, exports the snapshot. */
+    Opened open() throws SQLException, InterruptedException {
+        try (Connection c = pg.openSql()) {
+            awaitStartTransactions(c);
+            CatalogLoader loader = new CatalogLoader(c, filter);
+            for (int attempt = 1; ; attempt++) {
+                Map<Integer, RelationDescriptor> before = included(loader);
+                List<String> names = new ArrayList<>();
+                before.values().forEach(d -> names.add("ONLY " + SnapshotRows.quoteIdent(d.schema()) + "."
+                        + SnapshotRows.quoteIdent(d.name())));
+                ExportedSnapshot snap;
+                try {
+                    snap = ExportedSnapshot.export(pg, names);
+                } catch (SQLException e) {
+                    if (attempt < 5 && "42P01".equals(e.getSQLState())) {
+                        continue; // a table was dropped between the listing and the lock: list again
+                    }
+                    throw e;
+                }
+                // With the locks held, the catalog of these tables cannot change; a new table may have appeared.
+                Map<Integer, RelationDescriptor> after = included(loader);
+                if (sameRelations(before, after)) {
+                    LOG.info("initial snapshot {} exported for {} tables, start point {}, snapshot at {}", snap.id(),
+                            after.size(), start, snap.lsn());
+                    return new Opened(snap, List.copyOf(after.values()));
+                }
+                snap.close();
+                if (attempt >= 5) {
+                    throw new IllegalStateException("the included tables kept changing while the initial snapshot"
+                            + " locked them (5 attempts)");
+                }
+            }
+        }
+    }
+
+    /** The chunks of the relations: {@code chunkPages} heap pages each, the last of each table open-ended. */
+    static List<SnapshotSplit> plan(Connection snapshot, List<RelationDescriptor> relations, long version,
+                                    long chunkPages)
+            throws SQLException {
+        List<SnapshotSplit> out = new ArrayList<>();
+        try (Statement st = snapshot.createStatement()) {
+            for (RelationDescriptor d : relations) {
+                long pages;
+                try (ResultSet rs = st.executeQuery("SELECT pg_relation_size(" + Integer.toUnsignedString(d.relOid())
+                        + "::oid::regclass, 'main') / current_setting('block_size')::bigint")) {
+                    rs.next();
+                    pages = rs.getLong(1);
+                }
+                for (TidRange r : ChunkPlanner.plan(pages, chunkPages)) {
+                    out.add(SnapshotSplit.fresh(d, version, r.fromBlock(), r.toBlock()));
+                }
+            }
+        }
+        return out;
+    }
+
+    private Map<Integer, RelationDescriptor> included(CatalogLoader loader) throws SQLException {
+        CatalogSnapshot cat = loader.load(java.util.Set.of(), true);
+        Map<Integer, RelationDescriptor> out = new TreeMap<>();
+        for (LiveRelation r : cat.relations().values()) {
+            if (r.included() && r.relkind() == 'r') {
+                RelationDescriptor d = LiveDescriptors.of(r, cat.lsn());
+                if (d != null) {
+                    out.put(r.oid(), d);
+                }
+            }
+        }
+        return out;
+    }
+
+    private static boolean sameRelations(Map<Integer, RelationDescriptor> a, Map<Integer, RelationDescriptor> b) {
+        if (!a.keySet().equals(b.keySet())) {
+            return false;
+        }
+        for (Map.Entry<Integer, RelationDescriptor> e : a.entrySet()) {
+            RelFileLocator l = b.get(e.getKey()).locator();
+            if (!l.equals(e.getValue().locator())) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /**
+     * Waits until every transaction running at the start point has ended ({@code pg_current_snapshot()}'s xmin
+     * reached the start point's xmax), naming the ones still running (and prepared ones by GID) every ten seconds.
+     */
+    private void awaitStartTransactions(Connection c) throws SQLException, InterruptedException {
+        long xmax = start.runningXids().xmax();
+        long lastLog = System.currentTimeMillis();
+        while (true) {
+            try (Statement st = c.createStatement();
+                 ResultSet rs = st.executeQuery("SELECT pg_snapshot_xmin(pg_current_snapshot())::text::int8")) {
+                rs.next();
+                if (rs.getLong(1) >= xmax) {
+                    return;
+                }
+            }
+            if (System.currentTimeMillis() - lastLog >= WAIT_LOG_MS) {
+                lastLog = System.currentTimeMillis();
+                LOG.warn("initial snapshot waits for transactions running at the start point {} to end: {}", start,
+                        running(c, xmax));
+            }
+            Thread.sleep(100);
+        }
+    }
+
+    private static String running(Connection c, long xmax) throws SQLException {
+        StringBuilder sb = new StringBuilder();
+        try (Statement st = c.createStatement();
+             ResultSet rs = st.executeQuery("SELECT 'pid ' || pid || ' xid ' || backend_xid || ' (' || coalesce(state, '')"
+                     + " || ', since ' || coalesce(xact_start::text, '?') || ')' FROM pg_stat_activity"
+                     + " WHERE backend_xid IS NOT NULL AND backend_xid::text::int8 < " + (xmax & 0xFFFF_FFFFL)
+                     + " UNION ALL SELECT 'prepared ' || quote_literal(gid) || ' xid ' || transaction"
+                     + " FROM pg_prepared_xacts WHERE database = current_database()")) {
+            while (rs.next()) {
+                sb.append(sb.length() == 0 ? "" : "; ").append(rs.getString(1));
+            }
+        }
+        return sb.length() == 0 ? "(none visible to this role)" : sb.toString();
+    }
+}

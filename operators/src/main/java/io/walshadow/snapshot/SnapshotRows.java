@@ -1,0 +1,78 @@
+package io.walshadow.snapshot;
+
+import io.walshadow.catalog.Column;
+import io.walshadow.catalog.RelationDescriptor;
+import io.walshadow.change.DrainedChange;
+import io.walshadow.change.RowChange;
+import io.walshadow.heap.Tid;
+import io.walshadow.types.MalformedDatumException;
+import io.walshadow.types.TextValues;
+import io.walshadow.wal.Lsn;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Turns the rows a chunk query returns into the changes the sink writes: an INSERT of the row at its TID, values by
+ * attnum as the heap decoder would give them, versioned {@code version} ({@link StartPoint#snapshotVersion()}) with
+ * no transaction ({@code _xid} 0): every WAL change to the row from the start point on has a higher {@code _lsn}.
+ */
+final class SnapshotRows {
+    private final RelationDescriptor descriptor;
+    private final long version;
+    private final TextValues values;
+    /** attnum - 1 of each selected column, in select-list order. */
+    private final int[] positions;
+    private final String selectList;
+
+    SnapshotRows(RelationDescriptor descriptor, long version, TextValues values) {
+        this.descriptor = descriptor;
+        this.version = version;
+        this.values = values;
+        List<Integer> pos = new ArrayList<>();
+        List<String> names = new ArrayList<>();
+        for (Column c : descriptor.columns()) {
+            if (!c.dropped()) {
+                pos.add(c.attnum() - 1);
+                names.add(quoteIdent(c.name()));
+            }
+        }
+        positions = pos.stream().mapToInt(Integer::intValue).toArray();
+        selectList = String.join(", ", names);
+    }
+
+    /** The chunk query's select list (quoted column names). */
+    String selectList() {
+        return selectList;
+    }
+
+    /** The table's quoted qualified name. */
+    String table() {
+        return quoteIdent(descriptor.schema()) + "." + quoteIdent(descriptor.name());
+    }
+
+    DrainedChange change(SnapshotChunkReader.Row row) {
+        Object[] v = new Object[descriptor.natts()];
+        String[] text = row.values();
+        for (int i = 0; i < positions.length; i++) {
+            Column c = descriptor.columns().get(positions[i]);
+            try {
+                v[positions[i]] = values.parse(c.typeOid(), text[i]);
+            } catch (MalformedDatumException e) {
+                throw new IllegalStateException("snapshot of " + descriptor.qualifiedName() + ", row at ("
+                        + row.block() + "," + row.offset() + "), column " + c.name() + ": " + e.getMessage(), e);
+            }
+        }
+        RowChange r = new RowChange(version, 0, RowChange.Op.INSERT, descriptor.locator(), descriptor,
+                new Tid(row.block(), row.offset()), null, v, null, false);
+        return new DrainedChange(0, version, 0, 0, r);
+    }
+
+    static String quoteIdent(String s) {
+        return "\"" + s.replace("\"", "\"\"") + "\"";
+    }
+
+    @Override
+    public String toString() {
+        return descriptor.qualifiedName() + " at " + Lsn.format(version + 1);
+    }
+}

@@ -1,0 +1,96 @@
+package io.walshadow.snapshot;
+
+import io.walshadow.change.Drained;
+import io.walshadow.change.DrainedChange;
+import io.walshadow.heap.Tid;
+import io.walshadow.state.SnapshotSplit;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Supplier;
+import org.apache.flink.api.connector.source.SourceEvent;
+import org.apache.flink.api.connector.source.SourceOutput;
+import org.apache.flink.api.connector.source.SourceReaderContext;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.connector.base.source.reader.RecordEmitter;
+import org.apache.flink.connector.base.source.reader.SingleThreadMultiplexSourceReaderBase;
+import org.apache.flink.connector.base.source.reader.splitreader.SplitReader;
+import org.apache.flink.metrics.Counter;
+
+/**
+ * A chunk reader: asks for a chunk whenever it holds none, emits its rows (moving the chunk's resume TID with
+ * each, on the task thread), reports finished chunks to the coordinator. Never finishes by itself: it stays
+ * (idle) until the job ends, so that the coordinator keeps receiving checkpoint notifications.
+ *
+ * <p>Metrics (group {@code snapshot}): counter {@code rows_emitted}.
+ */
+final class SnapshotSourceReader
+        extends SingleThreadMultiplexSourceReaderBase<Drained, Drained, SnapshotSplit, SnapshotSplitState> {
+    private final SnapshotName name;
+    private int held;
+
+    SnapshotSourceReader(Supplier<SplitReader<Drained, SnapshotSplit>> splitReader, SnapshotName name,
+                         SourceReaderContext context) {
+        super(splitReader, new Emitter(context.metricGroup().addGroup("snapshot").counter("rows_emitted")),
+                new Configuration(), context);
+        this.name = name;
+    }
+
+    private static final class Emitter implements RecordEmitter<Drained, Drained, SnapshotSplitState> {
+        private final Counter rows;
+
+        Emitter(Counter rows) {
+            this.rows = rows;
+        }
+
+        @Override
+        public void emitRecord(Drained d, SourceOutput<Drained> output, SnapshotSplitState state) {
+            Tid tid = ((io.walshadow.change.RowChange) ((DrainedChange) d).change()).newTid();
+            state.advance(tid);
+            output.collect(d);
+            rows.inc();
+        }
+    }
+
+    @Override
+    public void start() {
+        context.sendSourceEventToCoordinator(new SnapshotEvents.Hello());
+        if (held == 0) {
+            context.sendSplitRequest();
+        }
+    }
+
+    @Override
+    public void addSplits(List<SnapshotSplit> splits) {
+        held += splits.size();
+        super.addSplits(splits);
+    }
+
+    @Override
+    public void handleSourceEvents(SourceEvent event) {
+        if (event instanceof SnapshotEvents.Ready r) {
+            name.set(r.snapshotId());
+        }
+    }
+
+    @Override
+    protected void onSplitFinished(Map<String, SnapshotSplitState> finished) {
+        for (SnapshotSplitState s : finished.values()) {
+            context.sendSourceEventToCoordinator(new SnapshotEvents.ChunkDone(s.split().splitId(),
+                    s.split().descriptor().qualifiedName(), s.rows()));
+        }
+        held -= finished.size();
+        if (held == 0) {
+            context.sendSplitRequest();
+        }
+    }
+
+    @Override
+    protected SnapshotSplitState initializedState(SnapshotSplit split) {
+        return new SnapshotSplitState(split);
+    }
+
+    @Override
+    protected SnapshotSplit toSplitType(String splitId, SnapshotSplitState state) {
+        return state.toSplit();
+    }
+}

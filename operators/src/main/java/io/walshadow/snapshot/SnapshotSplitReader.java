@@ -1,0 +1,135 @@
+package io.walshadow.snapshot;
+
+import io.walshadow.change.Drained;
+import io.walshadow.pg.PgConnectionConfig;
+import io.walshadow.state.SnapshotSplit;
+import io.walshadow.types.SqlTypeCatalog;
+import io.walshadow.types.TextValues;
+import java.io.IOException;
+import java.sql.SQLException;
+import java.util.ArrayDeque;
+import java.util.Deque;
+import org.apache.flink.connector.base.source.reader.RecordsBySplits;
+import org.apache.flink.connector.base.source.reader.RecordsWithSplitIds;
+import org.apache.flink.connector.base.source.reader.splitreader.SplitReader;
+import org.apache.flink.connector.base.source.reader.splitreader.SplitsAddition;
+import org.apache.flink.connector.base.source.reader.splitreader.SplitsChange;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Reads the reader's chunks one after the other on the fetcher thread, under the snapshot the coordinator exported
+ * (its name arrives as an event; a new name after a coordinator restart means a new connection), {@code fetchRows}
+ * rows per fetch, resuming a restored chunk after its last emitted TID.
+ */
+final class SnapshotSplitReader implements SplitReader<Drained, SnapshotSplit> {
+    private static final Logger LOG = LoggerFactory.getLogger(SnapshotSplitReader.class);
+
+    private final PgConnectionConfig pg;
+    private final int fetchRows;
+    private final SnapshotName name;
+    private final Deque<SnapshotSplit> splits = new ArrayDeque<>();
+
+    private SnapshotChunkReader reader;
+    private String readerSnapshot;
+    private TextValues values;
+    private SnapshotSplit current;
+    private SnapshotRows rows;
+    private SnapshotChunkReader.Cursor cursor;
+
+    SnapshotSplitReader(PgConnectionConfig pg, int fetchRows, SnapshotName name) {
+        this.pg = pg;
+        this.fetchRows = fetchRows;
+        this.name = name;
+    }
+
+    @Override
+    public RecordsWithSplitIds<Drained> fetch() throws IOException {
+        RecordsBySplits.Builder<Drained> out = new RecordsBySplits.Builder<>();
+        try {
+            String id = name.await(500);
+            if (id == null) {
+                return out.build(); // the coordinator has not exported it yet (or is restarting)
+            }
+            if (current == null) {
+                current = splits.poll();
+                if (current == null) {
+                    return out.build();
+                }
+            }
+            if (cursor == null) {
+                if (reader == null || !id.equals(readerSnapshot)) {
+                    // between chunks only: a chunk's cursor keeps the snapshot it imported even after the exporter
+                    // ended (a coordinator restart), so it reads on under it
+                    reconnect(id);
+                }
+                rows = new SnapshotRows(current.descriptor(), current.version(), values);
+                TidRange range = new TidRange(current.fromBlock(), current.toBlock());
+                cursor = reader.cursor(rows.table(), rows.selectList(), range, current.resumeBlock(),
+                        current.resumeOffset(), fetchRows);
+            }
+            String splitId = current.splitId();
+            for (int i = 0; i < fetchRows; i++) {
+                SnapshotChunkReader.Row r = cursor.next();
+                if (r == null) {
+                    cursor.close();
+                    cursor = null;
+                    out.addFinishedSplit(splitId);
+                    current = null;
+                    break;
+                }
+                out.add(splitId, rows.change(r));
+            }
+            return out.build();
+        } catch (SQLException e) {
+            String at = current == null ? "" : " (chunk " + current.splitId() + " of " + current.descriptor().qualifiedName()
+                    + ")";
+            throw new IOException("initial snapshot read failed" + at + ": " + e.getMessage(), e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return out.build();
+        }
+    }
+
+    /** A connection in the snapshot {@code id}. */
+    private void reconnect(String id) throws SQLException {
+        closeReader();
+        reader = SnapshotChunkReader.open(pg, id, TextValues.SESSION_SETTINGS);
+        readerSnapshot = id;
+        values = new TextValues(SqlTypeCatalog.load(reader.connection()));
+        LOG.info("snapshot reader imported snapshot {}", id);
+    }
+
+    @Override
+    public void handleSplitsChanges(SplitsChange<SnapshotSplit> change) {
+        if (!(change instanceof SplitsAddition)) {
+            throw new UnsupportedOperationException("unsupported splits change " + change.getClass().getSimpleName());
+        }
+        splits.addAll(change.splits());
+    }
+
+    @Override
+    public void wakeUp() {
+        name.wakeUp();
+    }
+
+    private void closeReader() {
+        try {
+            if (cursor != null) {
+                cursor.close();
+            }
+            if (reader != null) {
+                reader.close();
+            }
+        } catch (SQLException e) {
+            LOG.debug("closing snapshot reader: {}", e.getMessage());
+        }
+        cursor = null;
+        reader = null;
+    }
+
+    @Override
+    public void close() {
+        closeReader();
+    }
+}

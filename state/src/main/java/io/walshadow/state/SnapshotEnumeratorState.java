@@ -1,0 +1,27 @@
+package io.walshadow.state;
+
+import java.util.List;
+
+/**
+ * The initial snapshot's coordinator state.
+ *
+ * @param startLsn the start point the snapshot agreed on with the decoder (0 before the first plan)
+ * @param startXids the transactions running there ({@code pg_current_snapshot()} text; "" before the first plan)
+ * @param planned whether the chunks were planned (then {@code unassigned} plus the readers' splits are all that is
+ *     left); false before the first plan
+ * @param unassigned chunks not handed to a reader yet
+ * @param chunksTotal chunks planned
+ * @param chunksDone chunks finished (their rows precede this checkpoint)
+ * @param rowsDone rows of finished chunks
+ * @param complete every chunk finished and a checkpoint after the last one completed
+ */
+public record SnapshotEnumeratorState(long startLsn, String startXids, boolean planned, List<SnapshotSplit> unassigned, int chunksTotal, int chunksDone,
+                                      long rowsDone, boolean complete) {
+    public SnapshotEnumeratorState {
+        unassigned = List.copyOf(unassigned);
+    }
+
+    public static SnapshotEnumeratorState initial() {
+        return new SnapshotEnumeratorState(0, "", false, List.of(), 0, 0, 0, false);
+    }
+}

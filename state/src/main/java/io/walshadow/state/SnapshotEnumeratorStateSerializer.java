@@ -1,0 +1,64 @@
+package io.walshadow.state;
+
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
+import org.apache.flink.core.io.SimpleVersionedSerializer;
+import org.apache.flink.core.memory.DataInputDeserializer;
+import org.apache.flink.core.memory.DataOutputSerializer;
+
+/**
+ * Versioned form of {@link SnapshotEnumeratorState}. Version 1: start LSN and running xids, planned, complete, chunks total and done, rows done,
+ * the unassigned splits ({@link SnapshotSplitSerializer} version 1).
+ */
+public final class SnapshotEnumeratorStateSerializer implements SimpleVersionedSerializer<SnapshotEnumeratorState> {
+    public static final SnapshotEnumeratorStateSerializer INSTANCE = new SnapshotEnumeratorStateSerializer();
+    static final int VERSION = 1;
+
+    @Override
+    public int getVersion() {
+        return VERSION;
+    }
+
+    @Override
+    public byte[] serialize(SnapshotEnumeratorState s) throws IOException {
+        DataOutputSerializer out = new DataOutputSerializer(1024);
+        out.writeLong(s.startLsn());
+        out.writeUTF(s.startXids());
+        out.writeBoolean(s.planned());
+        out.writeBoolean(s.complete());
+        out.writeInt(s.chunksTotal());
+        out.writeInt(s.chunksDone());
+        out.writeLong(s.rowsDone());
+        out.writeInt(s.unassigned().size());
+        for (SnapshotSplit split : s.unassigned()) {
+            SnapshotSplitSerializer.write(split, out);
+        }
+        return out.getCopyOfBuffer();
+    }
+
+    @Override
+    public SnapshotEnumeratorState deserialize(int version, byte[] serialized) throws IOException {
+        if (version != VERSION) {
+            throw new IOException("unknown snapshot enumerator state version " + version + " (this build reads "
+                    + VERSION + ")");
+        }
+        DataInputDeserializer in = new DataInputDeserializer(serialized);
+        long startLsn = in.readLong();
+        String startXids = in.readUTF();
+        boolean planned = in.readBoolean();
+        boolean complete = in.readBoolean();
+        int total = in.readInt();
+        int done = in.readInt();
+        long rows = in.readLong();
+        int n = in.readInt();
+        if (n < 0 || n > total) {
+            throw new IOException("snapshot enumerator state: " + n + " unassigned of " + total + " chunks");
+        }
+        List<SnapshotSplit> unassigned = new ArrayList<>(n);
+        for (int i = 0; i < n; i++) {
+            unassigned.add(SnapshotSplitSerializer.read(in));
+        }
+        return new SnapshotEnumeratorState(startLsn, startXids, planned, unassigned, total, done, rows, complete);
+    }
+}
