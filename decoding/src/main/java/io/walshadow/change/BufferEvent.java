@@ -28,4 +28,29 @@ public record BufferEvent(int topXid, long commitSeq, long fullXid, ChangeEvent 
     public static BufferEvent of(int topXid, ChangeEvent event) {
         return new BufferEvent(topXid, 0, 0, event, Map.of());
     }
+
+    /** {@code commitSeq} of an initial-snapshot row: no WAL event has a negative one. */
+    public static final long SNAPSHOT_ROW = -1;
+
+    /**
+     * A row of the initial snapshot: already committed, so the buffer passes it straight on (key 0, which no
+     * transaction has: InvalidTransactionId). Its union with the decoder's output ahead of the keyBy keeps the
+     * chain behind the buffer (buffer, TOAST stage, sink) one task.
+     */
+    public static BufferEvent snapshotRow(RowChange row) {
+        return new BufferEvent(0, SNAPSHOT_ROW, 0, row, Map.of());
+    }
+
+    /**
+     * The initial snapshot's word that a table exists (for a table without rows, whose destination no row would
+     * create): a catalog change from nothing to {@code descriptor}, passed on like a snapshot row.
+     */
+    public static BufferEvent snapshotTable(io.walshadow.catalog.RelationDescriptor descriptor) {
+        return new BufferEvent(0, SNAPSHOT_ROW, 0, new XactEvent(null, java.util.List.of(
+                new io.walshadow.catalog.CatalogChange(descriptor.relOid(), null, descriptor, null, null))), Map.of());
+    }
+
+    public boolean isSnapshotRow() {
+        return commitSeq == SNAPSHOT_ROW;
+    }
 }

@@ -123,8 +123,12 @@ public final class TextValues {
     }
 
     private static long isoDay(String d, boolean bc) {
-        int m = d.lastIndexOf('-', d.length() - 4); // year may have more than four digits
-        int y = d.lastIndexOf('-', m - 1);
+        // month and day have two digits; the year four or more
+        int m = d.length() - 3;
+        int y = m - 3;
+        if (y < 1 || d.charAt(m) != '-' || d.charAt(y) != '-') {
+            throw new IllegalArgumentException("not an ISO date");
+        }
         long year = Long.parseLong(d.substring(0, y));
         int month = Integer.parseInt(d.substring(y + 1, m));
         int day = Integer.parseInt(d.substring(m + 1));

@@ -5,6 +5,7 @@ import io.walshadow.buffer.XactBuffer;
 import io.walshadow.toast.ToastResolver;
 import io.walshadow.pg.PgConnectionConfig;
 import io.walshadow.sink.ClickHouseSinkOptions;
+import io.walshadow.snapshot.SnapshotOptions;
 import io.walshadow.source.WalSourceOptions;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -26,7 +27,7 @@ public record JobConfig(PgConnectionConfig pg, WalSourceOptions source, String i
                         Duration checkpointInterval, String checkpointDir, Duration progressInterval,
                         Set<String> preparedDrop, ClickHouseSinkOptions clickhouse, long bufferHeapBytes,
                         long bufferHeapFamilyBytes, ToastResolver.Mode toastMode, long toastValueMaxBytes,
-                        long toastFetchBatchBytes) {
+                        long toastFetchBatchBytes, SnapshotOptions snapshot) {
 
     public static final String PG_PASSWORD_ENV = "WALSHADOW_PG_PASSWORD";
     public static final String CH_PASSWORD_ENV = "WALSHADOW_CH_PASSWORD";
@@ -83,7 +84,23 @@ public record JobConfig(PgConnectionConfig pg, WalSourceOptions source, String i
                         toastMode == ToastResolver.Mode.CLICKHOUSE),
                 nonNegative(p, "xact.buffer.heap.bytes", XactBuffer.DEFAULT_HEAP_BYTES),
                 nonNegative(p, "xact.buffer.heap.family.bytes", XactBuffer.DEFAULT_HEAP_FAMILY_BYTES),
-                toastMode, toastMax, positive(p, "toast.fetch.batch.bytes", DEFAULT_TOAST_FETCH_BATCH_BYTES));
+                toastMode, toastMax, positive(p, "toast.fetch.batch.bytes", DEFAULT_TOAST_FETCH_BATCH_BYTES),
+                snapshot(p));
+    }
+
+    private static SnapshotOptions snapshot(ParameterTool p) {
+        String m = p.get("snapshot.mode", "initial");
+        if (!m.equals("initial") && !m.equals("never")) {
+            throw new IllegalArgumentException("setting --snapshot.mode must be initial or never, got '" + m + "'");
+        }
+        long parallelism = positive(p, "snapshot.parallelism", SnapshotOptions.DEFAULT_PARALLELISM);
+        long fetch = positive(p, "snapshot.fetch.rows", SnapshotOptions.DEFAULT_FETCH_ROWS);
+        if (parallelism > 256 || fetch > 1_000_000) {
+            throw new IllegalArgumentException("setting --snapshot.parallelism (at most 256) or --snapshot.fetch.rows"
+                    + " (at most 1000000) too large: " + parallelism + ", " + fetch);
+        }
+        return new SnapshotOptions(m.equals("initial"), (int) parallelism,
+                positive(p, "snapshot.chunk.pages", SnapshotOptions.DEFAULT_CHUNK_PAGES), (int) fetch);
     }
 
     private static ToastResolver.Mode toastMode(ParameterTool p) {

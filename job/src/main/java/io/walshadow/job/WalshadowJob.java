@@ -7,6 +7,9 @@ import io.walshadow.change.Drained;
 import io.walshadow.decoder.WalDecoderFunction;
 import io.walshadow.sink.ClickHouseSink;
 import io.walshadow.sink.ClickHouseSinkOptions;
+import io.walshadow.snapshot.SnapshotOptions;
+import io.walshadow.snapshot.SnapshotSource;
+import io.walshadow.snapshot.StartPoint;
 import io.walshadow.source.WalSource;
 import io.walshadow.state.BufferEventSerializer;
 import io.walshadow.state.DrainedSerializer;
@@ -20,6 +23,7 @@ import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.ExternalizedCheckpointRetention;
 import org.apache.flink.configuration.GlobalConfiguration;
 import org.apache.flink.configuration.StateBackendOptions;
+import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.datastream.DataStreamUtils;
 import org.apache.flink.streaming.api.datastream.SingleOutputStreamOperator;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
@@ -40,6 +44,7 @@ public final class WalshadowJob {
     static final String UID_TOAST = "toast";
     static final String UID_PROGRESS = "change-log";
     static final String UID_SINK = "clickhouse-sink";
+    static final String UID_SNAPSHOT = "snapshot-source";
 
     private WalshadowJob() {}
 
@@ -89,14 +94,40 @@ public final class WalshadowJob {
      * Source, decoder and transaction buffer: the committed changes, in commit order. Public for the benchmark
      * programs (bench module), which end it in a counting sink instead of ClickHouse.
      */
+    /**
+     * Where a fresh job starts: after making sure the slot exists, so the slot holds every record from here on.
+     * A restored job takes one too (the slot check) and ignores it.
+     */
+    private static StartPoint startPoint(JobConfig config) {
+        try {
+            StartPoint p = StartPoint.take(config.pg(), config.source().slotName(), config.source().createSlot());
+            LOG.info("start point {} (used unless restored from a checkpoint)", p);
+            return p;
+        } catch (java.sql.SQLException e) {
+            throw new IllegalStateException("could not take the start point on " + config.pg() + " (slot "
+                    + config.source().slotName() + "): " + e.getMessage(), e);
+        }
+    }
+
     public static SingleOutputStreamOperator<Drained> transactionBuffer(StreamExecutionEnvironment env, JobConfig config) {
         // Stages pass immutable records: chained operators need no defensive copies.
         env.getConfig().enableObjectReuse();
-        return env.fromSource(new WalSource(config.pg(), config.source()), WatermarkStrategy.noWatermarks(), "WAL source")
+        StartPoint start = startPoint(config);
+        DataStream<BufferEvent> events = env.fromSource(new WalSource(config.pg(), config.source()),
+                        WatermarkStrategy.noWatermarks(), "WAL source")
                 .uid(UID_SOURCE).setParallelism(1)
-                .process(new WalDecoderFunction(config.pg(), config.include(), config.exclude()))
+                .process(new WalDecoderFunction(config.pg(), config.include(), config.exclude(), start))
                 .returns(BufferEventSerializer.typeInfo())
-                .uid(UID_DECODER).name("decoder").setParallelism(1)
+                .uid(UID_DECODER).name("decoder").setParallelism(1);
+        SnapshotOptions snap = config.snapshot();
+        if (snap.enabled()) {
+            // Joins ahead of the keyBy (an exchange anyway), so the WAL path behind the buffer stays one chain.
+            // A restored job's snapshot source resumes from its own state (or, finished, stays idle).
+            events = events.union(env.fromSource(new SnapshotSource(config.pg(), config.include(), config.exclude(),
+                            start, snap), WatermarkStrategy.noWatermarks(), "initial snapshot")
+                    .uid(UID_SNAPSHOT).setParallelism(snap.parallelism()));
+        }
+        return events
                 .keyBy(BufferEvent::topXid, Types.INT)
                 // the operator around the function lists and drops prepared transactions at start-up
                 .transform("transaction buffer", DrainedSerializer.typeInfo(),

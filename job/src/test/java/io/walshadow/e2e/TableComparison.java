@@ -29,13 +29,24 @@ public final class TableComparison {
     /** Compares {@code schema.table} with its destination; returns the number of rows compared. */
     public static int assertEqual(Connection pg, ClickHouseConnection ch, String schema, String table)
             throws SQLException {
+        return assertEqual(pg, ch, schema, table, null);
+    }
+
+    /**
+     * As {@link #assertEqual(Connection, ClickHouseConnection, String, String)}, for the rows both sides select with
+     * {@code where} (an expression valid in both dialects, e.g. {@code id >= 0 AND id < 100000}): large tables compare
+     * range by range.
+     */
+    public static int assertEqual(Connection pg, ClickHouseConnection ch, String schema, String table, String where)
+            throws SQLException {
         List<Col> cols = columns(pg, schema, table);
         List<String> key = primaryKey(pg, schema, table);
         String pgSql = "SELECT " + String.join(", ", cols.stream().map(Col::pgExpr).toList()) + " FROM "
-                + ident(schema) + "." + ident(table);
+                + ident(schema) + "." + ident(table) + (where == null ? "" : " WHERE " + where);
         String chSql = "SELECT " + String.join(", ", cols.stream().map(Col::chExpr).toList()) + " FROM "
                 + DestinationSchema.quote(ch.database()) + "." + DestinationSchema.quote(schema + "__" + table)
-                + " FINAL WHERE " + DestinationSchema.quote(DestinationSchema.IS_DELETED) + " = 0";
+                + " FINAL WHERE " + DestinationSchema.quote(DestinationSchema.IS_DELETED) + " = 0"
+                + (where == null ? "" : " AND (" + where + ")");
         List<String[]> pgRows = new ArrayList<>();
         try (Statement st = pg.createStatement(); ResultSet rs = st.executeQuery(pgSql)) {
             while (rs.next()) {

@@ -285,6 +285,15 @@ public final class XactBuffer extends KeyedProcessFunction<Integer, BufferEvent,
     @Override
     public void processElement(BufferEvent be, Context ctx, Collector<Drained> out) throws Exception {
         ChangeEvent e = be.event();
+        if (be.isSnapshotRow()) {
+            // committed before the stream's start point: nothing to hold; its _lsn is the snapshot's version
+            if (e instanceof XactEvent t) {
+                out.collect(new DrainedCatalog(0, 0, 0, 0, t.catalogChanges())); // an empty table
+            } else {
+                out.collect(new DrainedChange(0, ((RowChange) e).lsn(), 0, 0, e));
+            }
+            return;
+        }
         currentTop = ctx.getCurrentKey();
         maybeLogSummary();
         if (!(e instanceof XactEvent x)) {

@@ -2,7 +2,7 @@ package io.walshadow.snapshot;
 
 import io.walshadow.catalog.Column;
 import io.walshadow.catalog.RelationDescriptor;
-import io.walshadow.change.DrainedChange;
+import io.walshadow.change.BufferEvent;
 import io.walshadow.change.RowChange;
 import io.walshadow.heap.Tid;
 import io.walshadow.types.MalformedDatumException;
@@ -50,7 +50,7 @@ final class SnapshotRows {
         return quoteIdent(descriptor.schema()) + "." + quoteIdent(descriptor.name());
     }
 
-    DrainedChange change(SnapshotChunkReader.Row row) {
+    BufferEvent change(SnapshotChunkReader.Row row) {
         Object[] v = new Object[descriptor.natts()];
         String[] text = row.values();
         for (int i = 0; i < positions.length; i++) {
@@ -64,7 +64,7 @@ final class SnapshotRows {
         }
         RowChange r = new RowChange(version, 0, RowChange.Op.INSERT, descriptor.locator(), descriptor,
                 new Tid(row.block(), row.offset()), null, v, null, false);
-        return new DrainedChange(0, version, 0, 0, r);
+        return BufferEvent.snapshotRow(r);
     }
 
     static String quoteIdent(String s) {

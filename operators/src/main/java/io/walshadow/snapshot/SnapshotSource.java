@@ -1,9 +1,9 @@
 package io.walshadow.snapshot;
 
 import io.walshadow.catalog.CatalogFilter;
-import io.walshadow.change.Drained;
+import io.walshadow.change.BufferEvent;
 import io.walshadow.pg.PgConnectionConfig;
-import io.walshadow.state.DrainedSerializer;
+import io.walshadow.state.BufferEventSerializer;
 import io.walshadow.state.SnapshotEnumeratorState;
 import io.walshadow.state.SnapshotEnumeratorStateSerializer;
 import io.walshadow.state.SnapshotSplit;
@@ -23,8 +23,8 @@ import org.apache.flink.core.io.SimpleVersionedSerializer;
  * chunks read in parallel, as sink-ready inserts versioned just below the start point (see {@link SnapshotExport}).
  * Its enumerator state records the plan and progress; each reader's split state, how far into its chunk it got.
  */
-public final class SnapshotSource implements Source<Drained, SnapshotSplit, SnapshotEnumeratorState>,
-        ResultTypeQueryable<Drained> {
+public final class SnapshotSource implements Source<BufferEvent, SnapshotSplit, SnapshotEnumeratorState>,
+        ResultTypeQueryable<BufferEvent> {
     private static final long serialVersionUID = 1L;
 
     private final PgConnectionConfig pg;
@@ -49,7 +49,7 @@ public final class SnapshotSource implements Source<Drained, SnapshotSplit, Snap
     }
 
     @Override
-    public SourceReader<Drained, SnapshotSplit> createReader(SourceReaderContext context) {
+    public SourceReader<BufferEvent, SnapshotSplit> createReader(SourceReaderContext context) {
         SnapshotName name = new SnapshotName();
         return new SnapshotSourceReader(() -> new SnapshotSplitReader(pg, options.fetchRows(), name), name, context);
     }
@@ -77,7 +77,7 @@ public final class SnapshotSource implements Source<Drained, SnapshotSplit, Snap
     }
 
     @Override
-    public TypeInformation<Drained> getProducedType() {
-        return DrainedSerializer.typeInfo();
+    public TypeInformation<BufferEvent> getProducedType() {
+        return BufferEventSerializer.typeInfo();
     }
 }

@@ -1,7 +1,6 @@
 package io.walshadow.snapshot;
 
-import io.walshadow.change.Drained;
-import io.walshadow.change.DrainedChange;
+import io.walshadow.change.BufferEvent;
 import io.walshadow.heap.Tid;
 import io.walshadow.state.SnapshotSplit;
 import java.util.List;
@@ -24,18 +23,18 @@ import org.apache.flink.metrics.Counter;
  * <p>Metrics (group {@code snapshot}): counter {@code rows_emitted}.
  */
 final class SnapshotSourceReader
-        extends SingleThreadMultiplexSourceReaderBase<Drained, Drained, SnapshotSplit, SnapshotSplitState> {
+        extends SingleThreadMultiplexSourceReaderBase<BufferEvent, BufferEvent, SnapshotSplit, SnapshotSplitState> {
     private final SnapshotName name;
     private int held;
 
-    SnapshotSourceReader(Supplier<SplitReader<Drained, SnapshotSplit>> splitReader, SnapshotName name,
+    SnapshotSourceReader(Supplier<SplitReader<BufferEvent, SnapshotSplit>> splitReader, SnapshotName name,
                          SourceReaderContext context) {
         super(splitReader, new Emitter(context.metricGroup().addGroup("snapshot").counter("rows_emitted")),
                 new Configuration(), context);
         this.name = name;
     }
 
-    private static final class Emitter implements RecordEmitter<Drained, Drained, SnapshotSplitState> {
+    private static final class Emitter implements RecordEmitter<BufferEvent, BufferEvent, SnapshotSplitState> {
         private final Counter rows;
 
         Emitter(Counter rows) {
@@ -43,11 +42,12 @@ final class SnapshotSourceReader
         }
 
         @Override
-        public void emitRecord(Drained d, SourceOutput<Drained> output, SnapshotSplitState state) {
-            Tid tid = ((io.walshadow.change.RowChange) ((DrainedChange) d).change()).newTid();
-            state.advance(tid);
+        public void emitRecord(BufferEvent d, SourceOutput<BufferEvent> output, SnapshotSplitState state) {
+            if (d.event() instanceof io.walshadow.change.RowChange r) {
+                state.advance(r.newTid());
+                rows.inc();
+            }
             output.collect(d);
-            rows.inc();
         }
     }
 

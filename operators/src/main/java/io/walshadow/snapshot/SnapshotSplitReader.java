@@ -1,6 +1,6 @@
 package io.walshadow.snapshot;
 
-import io.walshadow.change.Drained;
+import io.walshadow.change.BufferEvent;
 import io.walshadow.pg.PgConnectionConfig;
 import io.walshadow.state.SnapshotSplit;
 import io.walshadow.types.SqlTypeCatalog;
@@ -22,7 +22,7 @@ import org.slf4j.LoggerFactory;
  * (its name arrives as an event; a new name after a coordinator restart means a new connection), {@code fetchRows}
  * rows per fetch, resuming a restored chunk after its last emitted TID.
  */
-final class SnapshotSplitReader implements SplitReader<Drained, SnapshotSplit> {
+final class SnapshotSplitReader implements SplitReader<BufferEvent, SnapshotSplit> {
     private static final Logger LOG = LoggerFactory.getLogger(SnapshotSplitReader.class);
 
     private final PgConnectionConfig pg;
@@ -36,6 +36,7 @@ final class SnapshotSplitReader implements SplitReader<Drained, SnapshotSplit> {
     private SnapshotSplit current;
     private SnapshotRows rows;
     private SnapshotChunkReader.Cursor cursor;
+    private long emitted;
 
     SnapshotSplitReader(PgConnectionConfig pg, int fetchRows, SnapshotName name) {
         this.pg = pg;
@@ -44,8 +45,8 @@ final class SnapshotSplitReader implements SplitReader<Drained, SnapshotSplit> {
     }
 
     @Override
-    public RecordsWithSplitIds<Drained> fetch() throws IOException {
-        RecordsBySplits.Builder<Drained> out = new RecordsBySplits.Builder<>();
+    public RecordsWithSplitIds<BufferEvent> fetch() throws IOException {
+        RecordsBySplits.Builder<BufferEvent> out = new RecordsBySplits.Builder<>();
         try {
             String id = name.await(500);
             if (id == null) {
@@ -67,11 +68,15 @@ final class SnapshotSplitReader implements SplitReader<Drained, SnapshotSplit> {
                 TidRange range = new TidRange(current.fromBlock(), current.toBlock());
                 cursor = reader.cursor(rows.table(), rows.selectList(), range, current.resumeBlock(),
                         current.resumeOffset(), fetchRows);
+                emitted = 0;
             }
             String splitId = current.splitId();
             for (int i = 0; i < fetchRows; i++) {
                 SnapshotChunkReader.Row r = cursor.next();
                 if (r == null) {
+                    if (current.fromBlock() == 0 && current.rowsDone() == 0 && emitted == 0) {
+                        out.add(splitId, BufferEvent.snapshotTable(current.descriptor())); // created though empty
+                    }
                     cursor.close();
                     cursor = null;
                     out.addFinishedSplit(splitId);
@@ -79,6 +84,7 @@ final class SnapshotSplitReader implements SplitReader<Drained, SnapshotSplit> {
                     break;
                 }
                 out.add(splitId, rows.change(r));
+                emitted++;
             }
             return out.build();
         } catch (SQLException e) {

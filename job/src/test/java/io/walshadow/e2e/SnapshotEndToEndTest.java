@@ -1,0 +1,183 @@
+package io.walshadow.e2e;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.walshadow.buffer.TestMetricReporter;
+import io.walshadow.testing.FlinkTestJobs;
+import io.walshadow.testing.LocalPg;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.stream.Stream;
+import org.apache.flink.core.execution.JobClient;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The initial snapshot against real PostgreSQL, ClickHouse and a MiniCluster with RocksDB state: tables filled before
+ * the job started arrive whole, with the writes made while they are copied, and a job killed in the middle of the
+ * copy resumes from its checkpoint without copying a chunk twice.
+ */
+class SnapshotEndToEndTest {
+    /** Rows of the large table ({@code -Dwalshadow.snapshot.rows}; the suite's run uses 5 M). */
+    private static final long ROWS = Long.getLong("walshadow.snapshot.rows", 5_000_000L);
+
+    @Test
+    void preExistingTablesWithConcurrentWritesEqualPostgres() throws Exception {
+        try (E2e e = new E2e("e2e_snap")) {
+            String s = e.schema;
+            long t0 = System.nanoTime();
+            LocalPg.exec(e.pg,
+                    "CREATE TABLE " + s + ".big (id bigint PRIMARY KEY, v text, n numeric(12,2), f float8, at timestamptz,"
+                            + " d date, flag bool, u uuid, b bytea, tags text[], nums int[], j jsonb)",
+                    "INSERT INTO " + s + ".big SELECT g, 'row ' || g, g / 7.0, g * 0.25, timestamptz '2020-01-01 00:00:00+00'"
+                            + " + g * interval '1 second', date '2000-01-01' + (g % 9000)::int, g % 3 = 0,"
+                            + " md5(g::text)::uuid, decode(lpad(to_hex(g), 8, '0'), 'hex'),"
+                            + " CASE WHEN g % 5 = 0 THEN NULL ELSE ARRAY['a' || g, 'b,\"' || g] END, ARRAY[g::int % 1000, -1],"
+                            + " CASE WHEN g % 4 = 0 THEN NULL ELSE jsonb_build_object('k', g) END"
+                            + " FROM generate_series(1, " + ROWS + ") g",
+                    // no primary key: replicated by TID, with duplicate rows
+                    "CREATE TABLE " + s + ".keyless (a int, b text)",
+                    "INSERT INTO " + s + ".keyless SELECT g % 500, 'k' || (g % 250) FROM generate_series(1, 20000) g",
+                    "CREATE TABLE " + s + ".empty_t (id int PRIMARY KEY)",
+                    "VACUUM ANALYZE " + s + ".big",
+                    "CHECKPOINT"); // a new slot reserves WAL from the last redo point
+            System.out.printf("snapshot e2e: %d rows loaded in %.1f s (%s)%n", ROWS, (System.nanoTime() - t0) / 1e9,
+                    LocalPg.queryColumn(e.pg, "SELECT pg_size_pretty(pg_table_size('" + s + ".big'))"));
+
+            AtomicBoolean stop = new AtomicBoolean();
+            AtomicReference<Throwable> error = new AtomicReference<>();
+            AtomicLong writes = new AtomicLong();
+            Thread writer = new Thread(() -> writes(s, ROWS, stop, error, writes), "snapshot-writer");
+
+            TestMetricReporter.METRICS.clear(); // another test's job may have left its gauges
+            long started = System.nanoTime();
+            JobClient job = e.start(e.config("--snapshot.chunk.pages", String.valueOf(Math.max(64, ROWS / 4000)),
+                    "--checkpoint.interval", "2s"), null, 0);
+            writer.start();
+            FlinkTestJobs.awaitTrue(() -> "the snapshot completes (chunks " + TestMetricReporter.value("chunks_done")
+                    + " of " + TestMetricReporter.value("chunks_total") + ")", Duration.ofMinutes(20), () -> {
+                        e.failFastIfAJobFailed();
+                        return TestMetricReporter.value("complete") == 1;
+                    });
+            double copySeconds = (System.nanoTime() - started) / 1e9;
+            stop.set(true);
+            writer.join();
+            if (error.get() != null) {
+                throw new AssertionError("workload failed", error.get());
+            }
+            e.awaitCaughtUp(Duration.ofMinutes(5));
+            long chunks = TestMetricReporter.value("chunks_total");
+            System.out.printf("snapshot e2e: %d rows + 20000 copied in %.1f s (%.0f rows/s) in %d chunks, %d concurrent"
+                    + " writes%n", ROWS, copySeconds, ROWS / copySeconds, chunks, writes.get());
+            assertTrue(chunks > 2, "the large table is copied in several chunks: " + chunks);
+            assertEquals(chunks, TestMetricReporter.value("chunks_done"));
+            assertTrue(writes.get() > 0, "writes ran during the copy");
+
+            int compared = 0;
+            long step = 500_000;
+            for (long lo = 0; lo <= ROWS + 100_000; lo += step) {
+                compared += TableComparison.assertEqual(e.pg, e.ch, s, "big", "id >= " + lo + " AND id < " + (lo + step));
+            }
+            assertEquals(Long.parseLong(LocalPg.queryColumn(e.pg, "SELECT count(*) FROM " + s + ".big").get(0)), compared);
+            assertTrue(TableComparison.assertEqual(e.pg, e.ch, s, "keyless") > 19_000);
+            assertEquals(0, TableComparison.assertEqual(e.pg, e.ch, s, "empty_t"));
+            // the overlap rule: what the snapshot copied is versioned below every WAL change of the stream
+            String version = e.ch.queryString("SELECT min(_lsn) FROM `" + e.chDatabase + "`.`" + s + "__big`");
+            String firstWal = e.ch.queryString("SELECT min(_lsn) FROM `" + e.chDatabase + "`.`" + s + "__big` WHERE _xid <> 0");
+            assertTrue(Long.parseLong(version) < Long.parseLong(firstWal), version + " < " + firstWal);
+            job.cancel().get();
+        }
+    }
+
+    /** Inserts above, updates and deletes across the table, in small transactions, until stopped. */
+    private static void writes(String s, long rows, AtomicBoolean stop, AtomicReference<Throwable> error, AtomicLong n) {
+        Random rnd = new Random(42);
+        long next = rows + 1;
+        try (Connection c = LocalPg.connect(); Statement st = c.createStatement()) {
+            while (!stop.get()) {
+                long id = 1 + (long) (rnd.nextDouble() * rows);
+                switch (rnd.nextInt(5)) {
+                    case 0 -> st.execute("INSERT INTO " + s + ".big (id, v, n, tags) VALUES (" + next++ + ", 'new', 1.5,"
+                            + " '{x,y}')");
+                    case 1 -> st.execute("DELETE FROM " + s + ".big WHERE id = " + id);
+                    case 2 -> st.execute("UPDATE " + s + ".keyless SET b = b || '+' WHERE ctid = (SELECT ctid FROM " + s
+                            + ".keyless WHERE a = " + rnd.nextInt(500) + " LIMIT 1)");
+                    default -> st.execute("UPDATE " + s + ".big SET v = 'upd ' || id, n = n + 1, nums = nums || 7"
+                            + " WHERE id BETWEEN " + id + " AND " + (id + 20));
+                }
+                n.incrementAndGet();
+                Thread.sleep(2);
+            }
+        } catch (Throwable t) {
+            error.set(t);
+        }
+    }
+
+    @Test
+    void killedMidSnapshotResumesFromItsCheckpointWithoutCopyingAChunkTwice() throws Exception {
+        try (E2e e = new E2e("e2e_snapkill")) {
+            String s = e.schema;
+            long rows = 400_000;
+            LocalPg.exec(e.pg, "CREATE TABLE " + s + ".t (id int PRIMARY KEY, pad text)",
+                    "INSERT INTO " + s + ".t SELECT g, repeat('x', 100) || g FROM generate_series(1, " + rows + ") g",
+                    "CHECKPOINT");
+            String[] opts = {"--snapshot.chunk.pages", "200", "--snapshot.fetch.rows", "500", "--checkpoint.interval",
+                    "1s", "--snapshot.parallelism", "1"};
+            // merges off: a row copied twice would stay visible as two rows
+            e.ch.execute("SYSTEM STOP MERGES");
+            try {
+                TestMetricReporter.METRICS.clear();
+                JobClient first = e.start(e.config(opts), null, 0);
+                FlinkTestJobs.awaitTrue(() -> "some chunks are done and checkpointed", Duration.ofMinutes(3), () -> {
+                    e.failFastIfAJobFailed();
+                    long done = TestMetricReporter.value("chunks_done");
+                    return done >= 3 && done < TestMetricReporter.value("chunks_total") - 3
+                            && latestCheckpoint(e.checkpoints) != null;
+                });
+                Path checkpoint = latestCheckpoint(e.checkpoints);
+                first.cancel().get(); // killed: what it wrote after that checkpoint was never committed
+                long doneAtKill = TestMetricReporter.value("chunks_done");
+                long total = TestMetricReporter.value("chunks_total");
+                assertTrue(doneAtKill < total, "killed before the end: " + doneAtKill + " of " + total);
+
+                JobClient second = e.start(e.config(opts), checkpoint, 0);
+                FlinkTestJobs.awaitTrue(() -> "the resumed snapshot completes", Duration.ofMinutes(5), () -> {
+                    e.failFastIfAJobFailed();
+                    return TestMetricReporter.value("complete") == 1;
+                });
+                e.awaitCaughtUp(Duration.ofMinutes(3));
+                assertEquals(total, TestMetricReporter.value("chunks_total"), "the resumed job keeps the plan");
+                String dest = "`" + e.chDatabase + "`.`" + s + "__t`";
+                // each row copied by the snapshot exactly once (merges are off, so copies would show)
+                assertEquals(String.valueOf(rows), e.ch.queryString("SELECT count() FROM " + dest + " WHERE _xid = 0"));
+                assertEquals(String.valueOf(rows), e.ch.queryString("SELECT uniqExact(id) FROM " + dest + " WHERE _xid = 0"));
+                e.ch.execute("SYSTEM START MERGES");
+                assertEquals(rows, TableComparison.assertEqual(e.pg, e.ch, s, "t"));
+                second.cancel().get();
+            } finally {
+                e.ch.execute("SYSTEM START MERGES");
+            }
+        }
+    }
+
+    /** The newest completed checkpoint directory (chk-N with a _metadata file), or null. */
+    static Path latestCheckpoint(Path root) {
+        try (Stream<Path> s = Files.walk(root, 3)) {
+            return s.filter(p -> p.getFileName().toString().startsWith("chk-") && Files.exists(p.resolve("_metadata")))
+                    .max(java.util.Comparator.comparingInt(p -> Integer.parseInt(p.getFileName().toString().substring(4))))
+                    .orElse(null);
+        } catch (java.io.IOException | java.io.UncheckedIOException ex) {
+            return null; // a checkpoint directory removed while walking: ask again
+        }
+    }
+}
