@@ -78,11 +78,14 @@ public final class WalshadowJob {
     /** The job with this sink (tests: a sink writing its state as an earlier build did). */
     public static void build(StreamExecutionEnvironment env, JobConfig config, ClickHouseSink sink) {
         ClickHouseSinkOptions ch = config.requireClickHouse();
+        StartPoint start = startPoint(config);
+        boolean seeding = config.snapshot().enabled() && ch.toastMirrors();
         // One key: the TOAST stage keeps its chunks in keyed (RocksDB) state, on the drain order of the buffer's
         // single subtask, so the stream is declared keyed rather than shuffled (and stays chained).
-        DataStreamUtils.reinterpretAsKeyedStream(transactionBuffer(env, config), d -> ToastStage.KEY, Types.INT)
+        DataStreamUtils.reinterpretAsKeyedStream(transactionBuffer(env, config, start), d -> ToastStage.KEY, Types.INT)
                 .transform("TOAST", DrainedSerializer.typeInfo(), new ToastOperator(new ToastStage(config.toastMode(),
-                        config.toastValueMaxBytes(), config.toastFetchBatchBytes(), ch, config.pg())))
+                        config.toastValueMaxBytes(), config.toastFetchBatchBytes(), ch, config.pg(),
+                        seeding ? start.lsn() : 0)))
                 .uid(UID_TOAST).setParallelism(1)
                 .map(new ChangeLogger(config.progressInterval().toMillis())).returns(DrainedSerializer.typeInfo())
                 .uid(UID_PROGRESS).setParallelism(1).name("change log")
@@ -94,6 +97,12 @@ public final class WalshadowJob {
      * Source, decoder and transaction buffer: the committed changes, in commit order. Public for the benchmark
      * programs (bench module), which end it in a counting sink instead of ClickHouse.
      */
+    /** The sink's settings when it keeps TOAST mirrors (the snapshot seeds them), else null. */
+    private static ClickHouseSinkOptions mirrors(JobConfig config) {
+        ClickHouseSinkOptions ch = config.clickhouse();
+        return ch != null && ch.toastMirrors() ? ch : null;
+    }
+
     /**
      * Where a fresh job starts: after making sure the slot exists, so the slot holds every record from here on.
      * A restored job takes one too (the slot check) and ignores it.
@@ -110,9 +119,13 @@ public final class WalshadowJob {
     }
 
     public static SingleOutputStreamOperator<Drained> transactionBuffer(StreamExecutionEnvironment env, JobConfig config) {
+        return transactionBuffer(env, config, startPoint(config));
+    }
+
+    static SingleOutputStreamOperator<Drained> transactionBuffer(StreamExecutionEnvironment env, JobConfig config,
+                                                                 StartPoint start) {
         // Stages pass immutable records: chained operators need no defensive copies.
         env.getConfig().enableObjectReuse();
-        StartPoint start = startPoint(config);
         DataStream<BufferEvent> events = env.fromSource(new WalSource(config.pg(), config.source()),
                         WatermarkStrategy.noWatermarks(), "WAL source")
                 .uid(UID_SOURCE).setParallelism(1)
@@ -124,7 +137,7 @@ public final class WalshadowJob {
             // Joins ahead of the keyBy (an exchange anyway), so the WAL path behind the buffer stays one chain.
             // A restored job's snapshot source resumes from its own state (or, finished, stays idle).
             events = events.union(env.fromSource(new SnapshotSource(config.pg(), config.include(), config.exclude(),
-                            start, snap), WatermarkStrategy.noWatermarks(), "initial snapshot")
+                            start, snap, mirrors(config)), WatermarkStrategy.noWatermarks(), "initial snapshot")
                     .uid(UID_SNAPSHOT).setParallelism(snap.parallelism()));
         }
         return events

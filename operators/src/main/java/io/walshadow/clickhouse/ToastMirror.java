@@ -88,6 +88,18 @@ public final class ToastMirror {
         out.endRow();
     }
 
+    /** A chunk birth at {@code tid} in {@link #COLUMNS} order only: a row straight into the mirror (the seed). */
+    public static void seedBirth(RowBinaryBuffer out, Tid tid, long valueId, int seq, byte[] data, long lsn) {
+        out.i32((int) tid.block());
+        out.i16(tid.offset());
+        out.i32((int) valueId);
+        out.i32(seq);
+        out.bytes(data);
+        out.i64(lsn);
+        out.u8(0);
+        out.endRow();
+    }
+
     /** A tombstone at {@code tid}: {@code (blkno, offnum, 0, 0, '', lsn, 1)}; merges reclaim the chunk it covers. */
     public static void tombstone(RowBinaryBuffer out, Tid tid, long lsn, long batch, int segment) {
         out.i32((int) tid.block());

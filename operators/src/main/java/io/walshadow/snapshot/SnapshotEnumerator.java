@@ -1,7 +1,11 @@
 package io.walshadow.snapshot;
 
 import io.walshadow.catalog.CatalogFilter;
+import io.walshadow.clickhouse.ClickHouseConnection;
+import io.walshadow.clickhouse.Retrier;
+import io.walshadow.clickhouse.SnapshotMarkers;
 import io.walshadow.pg.PgConnectionConfig;
+import io.walshadow.sink.ClickHouseSinkOptions;
 import io.walshadow.state.SnapshotEnumeratorState;
 import io.walshadow.state.SnapshotSplit;
 import java.sql.SQLException;
@@ -41,8 +45,20 @@ final class SnapshotEnumerator implements SplitEnumerator<SnapshotSplit, Snapsho
     /** The build's start point before the first plan, then the one planned with (from the state). */
     private StartPoint start;
     private final SnapshotOptions options;
+    /** The build's start point: a restored job's TOAST stage waits for the seed marker under it. */
+    private final StartPoint buildStart;
+    /** Where the TOAST mirrors are; null: none to seed. */
+    private final ClickHouseSinkOptions mirrors;
 
     private boolean planned;
+    /** TOAST chunks not known to be finished; table chunks wait until none is left and the marker is written. */
+    private final Set<String> toastOutstanding = new java.util.LinkedHashSet<>();
+    /** Whether {@code toastOutstanding} is exact: after a restore, once every reader said which chunks it holds. */
+    private boolean reconciled;
+    private final java.util.Map<Integer, List<String>> hellos = new java.util.HashMap<>();
+    /** The seed marker is in ClickHouse (or there is nothing to seed). */
+    private boolean seeded;
+    private boolean markerPending;
     private final Deque<SnapshotSplit> unassigned = new ArrayDeque<>();
     private int chunksTotal;
     private int chunksDone;
@@ -57,8 +73,13 @@ final class SnapshotEnumerator implements SplitEnumerator<SnapshotSplit, Snapsho
     private long startedAt;
 
     SnapshotEnumerator(SplitEnumeratorContext<SnapshotSplit> context, PgConnectionConfig pg, CatalogFilter filter,
-                       StartPoint start, SnapshotOptions options, SnapshotEnumeratorState state) {
+                       StartPoint start, SnapshotOptions options, ClickHouseSinkOptions mirrors,
+                       SnapshotEnumeratorState state) {
         this.context = context;
+        this.buildStart = start;
+        this.mirrors = mirrors;
+        toastOutstanding.addAll(state.toastOutstanding());
+        reconciled = !state.planned() || state.toastOutstanding().isEmpty();
         this.pg = pg;
         this.filter = filter;
         this.options = options;
@@ -79,6 +100,9 @@ final class SnapshotEnumerator implements SplitEnumerator<SnapshotSplit, Snapsho
 
     @Override
     public void start() {
+        if (complete || (planned && reconciled && toastOutstanding.isEmpty())) {
+            writeSeedMarker(); // a restored job's TOAST stage waits for the marker under its own start point
+        }
         if (complete) {
             LOG.info("initial snapshot: {}", options.enabled() ? "complete (" + rowsDone + " rows in " + chunksTotal
                     + " chunks)" : "disabled (snapshot.mode=never)");
@@ -95,7 +119,7 @@ final class SnapshotEnumerator implements SplitEnumerator<SnapshotSplit, Snapsho
         if (!planned) {
             try {
                 plan = SnapshotExport.plan(o.snapshot().connection(), o.relations(), start.snapshotVersion(),
-                        options.chunkPages());
+                        options.chunkPages(), mirrors != null);
             } catch (SQLException e) {
                 o.snapshot().close();
                 throw e;
@@ -115,6 +139,9 @@ final class SnapshotEnumerator implements SplitEnumerator<SnapshotSplit, Snapsho
             unassigned.addAll(o.plan());
             chunksTotal = o.plan().size();
             planned = true;
+            o.plan().stream().filter(SnapshotSplit::toast).forEach(sp -> toastOutstanding.add(sp.splitId()));
+            reconciled = true;
+            LOG.info("initial snapshot: {} TOAST chunks to seed the mirrors with first", toastOutstanding.size());
             LOG.info("initial snapshot planned: {} tables in {} chunks of up to {} pages, rows versioned {}", o.tables(),
                     chunksTotal, options.chunkPages(), start.snapshotVersion());
         } else {
@@ -124,9 +151,69 @@ final class SnapshotEnumerator implements SplitEnumerator<SnapshotSplit, Snapsho
         for (int reader : context.registeredReaders().keySet()) {
             context.sendEventToSourceReader(reader, new SnapshotEvents.Ready(snapshot.id()));
         }
+        reconcile();
+        serveIdle();
+    }
+
+    private void serveIdle() {
         List<Integer> waiting = new ArrayList<>(idle);
         idle.clear();
         waiting.forEach(this::assignTo);
+    }
+
+    /**
+     * After a restore: TOAST chunks that are neither unassigned nor held by a reader finished between the
+     * coordinator's checkpoint and the readers' (their ChunkDone was lost with the restore).
+     */
+    private void reconcile() {
+        if (!reconciled && snapshot != null && hellos.keySet().containsAll(context.registeredReaders().keySet())
+                && hellos.size() >= context.currentParallelism()) {
+            Set<String> live = new HashSet<>();
+            unassigned.forEach(sp -> live.add(sp.splitId()));
+            hellos.values().forEach(live::addAll);
+            toastOutstanding.retainAll(live);
+            reconciled = true;
+            LOG.info("initial snapshot: {} TOAST chunks left to seed after the restore", toastOutstanding.size());
+        }
+        if (reconciled && toastOutstanding.isEmpty()) {
+            writeSeedMarker();
+        }
+    }
+
+    /** Marks the mirrors seeded, for the plan's start point and the build's, then lets the table chunks go. */
+    private void writeSeedMarker() {
+        if (seeded || markerPending) {
+            return;
+        }
+        if (mirrors == null) {
+            seeded = true;
+            return;
+        }
+        markerPending = true;
+        context.callAsync(() -> {
+            try (ClickHouseConnection ch = mirrors.connect()) {
+                Retrier retry = new Retrier(mirrors.retryTimeout(), () -> {});
+                String create = SnapshotMarkers.createSql(ch.database());
+                retry.run(create, () -> ch.execute(create));
+                for (long lsn : new long[] {start.lsn(), buildStart.lsn()}) {
+                    String sql = SnapshotMarkers.markSeededSql(ch.database(), mirrors.sinkId(), lsn);
+                    retry.run(sql, () -> ch.execute(sql));
+                }
+            }
+            return null;
+        }, (ok, error) -> {
+            markerPending = false;
+            if (error != null) {
+                throw new IllegalStateException("initial snapshot: could not mark the TOAST mirrors seeded in"
+                        + " ClickHouse: " + error.getMessage(), error);
+            }
+            seeded = true;
+            LOG.info("initial snapshot: TOAST mirrors seeded (start point {}){}", start,
+                    complete ? "" : "; copying the tables");
+            if (snapshot != null) {
+                serveIdle();
+            }
+        });
     }
 
     @Override
@@ -142,20 +229,28 @@ final class SnapshotEnumerator implements SplitEnumerator<SnapshotSplit, Snapsho
         if (!context.registeredReaders().containsKey(subtaskId)) {
             return;
         }
-        SnapshotSplit next = unassigned.poll();
-        if (next == null) {
-            idle.add(subtaskId);
+        SnapshotSplit head = unassigned.peek();
+        if (head == null || (!head.toast() && !seeded)) {
+            idle.add(subtaskId); // table chunks wait for the TOAST seed
             return;
         }
+        SnapshotSplit next = unassigned.poll();
         idle.remove(subtaskId);
         context.assignSplit(next, subtaskId);
     }
 
     @Override
     public void handleSourceEvent(int subtaskId, SourceEvent event) {
-        if (event instanceof SnapshotEvents.Hello && snapshot != null) {
-            context.sendEventToSourceReader(subtaskId, new SnapshotEvents.Ready(snapshot.id()));
+        if (event instanceof SnapshotEvents.Hello h) {
+            hellos.put(subtaskId, h.held());
+            if (snapshot != null) {
+                context.sendEventToSourceReader(subtaskId, new SnapshotEvents.Ready(snapshot.id()));
+                reconcile();
+            }
         } else if (event instanceof SnapshotEvents.ChunkDone d) {
+            if (toastOutstanding.remove(d.splitId()) && reconciled && toastOutstanding.isEmpty()) {
+                writeSeedMarker();
+            }
             chunksDone = Math.min(chunksTotal, chunksDone + 1);
             rowsDone += d.rows();
             long secs = Math.max(1, (System.currentTimeMillis() - startedAt) / 1000);
@@ -180,7 +275,7 @@ final class SnapshotEnumerator implements SplitEnumerator<SnapshotSplit, Snapsho
 
     /** Every chunk handed out and every reader idle: nothing of the copy is left to read. */
     private boolean allRead() {
-        return planned && snapshot != null && unassigned.isEmpty()
+        return planned && seeded && snapshot != null && unassigned.isEmpty()
                 && idle.size() >= context.currentParallelism() && idle.containsAll(context.registeredReaders().keySet());
     }
 
@@ -191,7 +286,7 @@ final class SnapshotEnumerator implements SplitEnumerator<SnapshotSplit, Snapsho
         }
         return new SnapshotEnumeratorState(planned ? start.lsn() : 0, planned ? start.xids() : "", planned,
                 new ArrayList<>(unassigned), chunksTotal, chunksDone, rowsDone,
-                complete);
+                complete, new ArrayList<>(toastOutstanding));
     }
 
     @Override

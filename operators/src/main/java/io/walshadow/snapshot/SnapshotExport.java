@@ -79,25 +79,38 @@ final class SnapshotExport {
         }
     }
 
-    /** The chunks of the relations: {@code chunkPages} heap pages each, the last of each table open-ended. */
+    /**
+     * The chunks of the relations: {@code chunkPages} heap pages each, the last of each relation open-ended. With
+     * {@code toast}, the chunks of their TOAST relations come first (after a check that they can be read): the
+     * mirrors must hold the old values before a WAL row needs one.
+     */
     static List<SnapshotSplit> plan(Connection snapshot, List<RelationDescriptor> relations, long version,
-                                    long chunkPages)
+                                    long chunkPages, boolean toast)
             throws SQLException {
-        List<SnapshotSplit> out = new ArrayList<>();
-        try (Statement st = snapshot.createStatement()) {
-            for (RelationDescriptor d : relations) {
-                long pages;
-                try (ResultSet rs = st.executeQuery("SELECT pg_relation_size(" + Integer.toUnsignedString(d.relOid())
-                        + "::oid::regclass, 'main') / current_setting('block_size')::bigint")) {
-                    rs.next();
-                    pages = rs.getLong(1);
-                }
-                for (TidRange r : ChunkPlanner.plan(pages, chunkPages)) {
-                    out.add(SnapshotSplit.fresh(d, version, r.fromBlock(), r.toBlock()));
+        List<SnapshotSplit> toastChunks = new ArrayList<>();
+        List<SnapshotSplit> tableChunks = new ArrayList<>();
+        for (RelationDescriptor d : relations) {
+            for (TidRange r : ChunkPlanner.plan(pages(snapshot, d.relOid()), chunkPages)) {
+                tableChunks.add(SnapshotSplit.fresh(d, version, r.fromBlock(), r.toBlock()));
+            }
+            if (toast && d.toastRelOid() != 0) {
+                ToastReadPrivilege.require(snapshot, Integer.toUnsignedLong(d.toastRelOid()));
+                for (TidRange r : ChunkPlanner.plan(pages(snapshot, d.toastRelOid()), chunkPages)) {
+                    toastChunks.add(SnapshotSplit.toastChunk(d, version, r.fromBlock(), r.toBlock()));
                 }
             }
         }
-        return out;
+        toastChunks.addAll(tableChunks);
+        return toastChunks;
+    }
+
+    private static long pages(Connection c, int relOid) throws SQLException {
+        try (Statement st = c.createStatement();
+             ResultSet rs = st.executeQuery("SELECT pg_relation_size(" + Integer.toUnsignedString(relOid)
+                     + "::oid::regclass, 'main') / current_setting('block_size')::bigint")) {
+            rs.next();
+            return rs.getLong(1);
+        }
     }
 
     private Map<Integer, RelationDescriptor> included(CatalogLoader loader) throws SQLException {

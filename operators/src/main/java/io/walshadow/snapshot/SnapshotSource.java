@@ -3,6 +3,7 @@ package io.walshadow.snapshot;
 import io.walshadow.catalog.CatalogFilter;
 import io.walshadow.change.BufferEvent;
 import io.walshadow.pg.PgConnectionConfig;
+import io.walshadow.sink.ClickHouseSinkOptions;
 import io.walshadow.state.BufferEventSerializer;
 import io.walshadow.state.SnapshotEnumeratorState;
 import io.walshadow.state.SnapshotEnumeratorStateSerializer;
@@ -32,9 +33,12 @@ public final class SnapshotSource implements Source<BufferEvent, SnapshotSplit, 
     private final String exclude;
     private final StartPoint start;
     private final SnapshotOptions options;
+    private final ClickHouseSinkOptions mirrors;
 
+    /** @param mirrors where the TOAST mirrors are (null: no mirrors, so no TOAST relation is copied) */
     public SnapshotSource(PgConnectionConfig pg, String include, String exclude, StartPoint start,
-                          SnapshotOptions options) {
+                          SnapshotOptions options, ClickHouseSinkOptions mirrors) {
+        this.mirrors = mirrors;
         this.pg = pg;
         this.include = include == null ? "" : include;
         this.exclude = exclude == null ? "" : exclude;
@@ -51,7 +55,7 @@ public final class SnapshotSource implements Source<BufferEvent, SnapshotSplit, 
     @Override
     public SourceReader<BufferEvent, SnapshotSplit> createReader(SourceReaderContext context) {
         SnapshotName name = new SnapshotName();
-        return new SnapshotSourceReader(() -> new SnapshotSplitReader(pg, options.fetchRows(), name), name, context);
+        return new SnapshotSourceReader(() -> new SnapshotSplitReader(pg, options.fetchRows(), name, mirrors), name, context);
     }
 
     @Override
@@ -63,7 +67,7 @@ public final class SnapshotSource implements Source<BufferEvent, SnapshotSplit, 
     @Override
     public SplitEnumerator<SnapshotSplit, SnapshotEnumeratorState> restoreEnumerator(
             SplitEnumeratorContext<SnapshotSplit> context, SnapshotEnumeratorState state) {
-        return new SnapshotEnumerator(context, pg, CatalogFilter.parse(include, exclude), start, options, state);
+        return new SnapshotEnumerator(context, pg, CatalogFilter.parse(include, exclude), start, options, mirrors, state);
     }
 
     @Override

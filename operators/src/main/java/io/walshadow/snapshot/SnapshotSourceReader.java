@@ -26,6 +26,7 @@ final class SnapshotSourceReader
         extends SingleThreadMultiplexSourceReaderBase<BufferEvent, BufferEvent, SnapshotSplit, SnapshotSplitState> {
     private final SnapshotName name;
     private int held;
+    private final java.util.Set<String> heldIds = new java.util.LinkedHashSet<>();
 
     SnapshotSourceReader(Supplier<SplitReader<BufferEvent, SnapshotSplit>> splitReader, SnapshotName name,
                          SourceReaderContext context) {
@@ -53,7 +54,7 @@ final class SnapshotSourceReader
 
     @Override
     public void start() {
-        context.sendSourceEventToCoordinator(new SnapshotEvents.Hello());
+        context.sendSourceEventToCoordinator(new SnapshotEvents.Hello(List.copyOf(heldIds)));
         if (held == 0) {
             context.sendSplitRequest();
         }
@@ -62,6 +63,7 @@ final class SnapshotSourceReader
     @Override
     public void addSplits(List<SnapshotSplit> splits) {
         held += splits.size();
+        splits.forEach(s -> heldIds.add(s.splitId()));
         super.addSplits(splits);
     }
 
@@ -75,6 +77,7 @@ final class SnapshotSourceReader
     @Override
     protected void onSplitFinished(Map<String, SnapshotSplitState> finished) {
         for (SnapshotSplitState s : finished.values()) {
+            heldIds.remove(s.split().splitId());
             context.sendSourceEventToCoordinator(new SnapshotEvents.ChunkDone(s.split().splitId(),
                     s.split().descriptor().qualifiedName(), s.rows()));
         }

@@ -1,6 +1,7 @@
 package io.walshadow.snapshot;
 
 import io.walshadow.change.BufferEvent;
+import io.walshadow.sink.ClickHouseSinkOptions;
 import io.walshadow.pg.PgConnectionConfig;
 import io.walshadow.state.SnapshotSplit;
 import io.walshadow.types.SqlTypeCatalog;
@@ -38,8 +39,12 @@ final class SnapshotSplitReader implements SplitReader<BufferEvent, SnapshotSpli
     private SnapshotChunkReader.Cursor cursor;
     private long emitted;
 
-    SnapshotSplitReader(PgConnectionConfig pg, int fetchRows, SnapshotName name) {
+    /** Seeds the TOAST mirrors (null: no mirrors, no TOAST chunks planned). */
+    private final ToastSeeder seeder;
+
+    SnapshotSplitReader(PgConnectionConfig pg, int fetchRows, SnapshotName name, ClickHouseSinkOptions clickhouse) {
         this.pg = pg;
+        this.seeder = clickhouse == null ? null : new ToastSeeder(clickhouse);
         this.fetchRows = fetchRows;
         this.name = name;
     }
@@ -63,6 +68,12 @@ final class SnapshotSplitReader implements SplitReader<BufferEvent, SnapshotSpli
                     // between chunks only: a chunk's cursor keeps the snapshot it imported even after the exporter
                     // ended (a coordinator restart), so it reads on under it
                     reconnect(id);
+                }
+                if (current.toast()) {
+                    seedToast(current);
+                    out.addFinishedSplit(current.splitId());
+                    current = null;
+                    return out.build();
                 }
                 rows = new SnapshotRows(current.descriptor(), current.version(), values);
                 TidRange range = new TidRange(current.fromBlock(), current.toBlock());
@@ -94,6 +105,28 @@ final class SnapshotSplitReader implements SplitReader<BufferEvent, SnapshotSpli
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             return out.build();
+        }
+    }
+
+    /** A TOAST chunk, whole, into its mirror (a restart copies it again: identical rows). */
+    private void seedToast(SnapshotSplit split) throws SQLException, InterruptedException {
+        if (seeder == null) {
+            throw new IllegalStateException("TOAST chunk " + split.splitId() + " planned without ClickHouse settings");
+        }
+        int toastOid = split.descriptor().toastRelOid();
+        String table;
+        try (java.sql.Statement st = reader.connection().createStatement();
+             java.sql.ResultSet rs = st.executeQuery("SELECT " + Integer.toUnsignedString(toastOid)
+                     + "::oid::regclass::text")) {
+            rs.next();
+            table = rs.getString(1);
+        }
+        long started = System.nanoTime();
+        try (SnapshotChunkReader.Cursor c = reader.cursor(table, "chunk_id, chunk_seq, chunk_data",
+                new TidRange(split.fromBlock(), split.toBlock()), -1, 0, fetchRows)) {
+            long n = seeder.copy(c, toastOid, split.version());
+            LOG.info("TOAST mirror of {} ({}): chunk {} seeded, {} rows in {} ms", split.descriptor().qualifiedName(),
+                    table, split.splitId(), n, (System.nanoTime() - started) / 1_000_000);
         }
     }
 
@@ -137,5 +170,8 @@ final class SnapshotSplitReader implements SplitReader<BufferEvent, SnapshotSpli
     @Override
     public void close() {
         closeReader();
+        if (seeder != null) {
+            seeder.close();
+        }
     }
 }

@@ -14,6 +14,7 @@ import io.walshadow.clickhouse.DestinationSchema;
 import io.walshadow.clickhouse.Retrier;
 import io.walshadow.clickhouse.ServerCapabilities;
 import io.walshadow.clickhouse.SinkTables;
+import io.walshadow.clickhouse.SnapshotMarkers;
 import io.walshadow.clickhouse.ToastMirror;
 import io.walshadow.pg.PgConnectionConfig;
 import io.walshadow.sink.ClickHouseSinkOptions;
@@ -78,6 +79,9 @@ public final class ToastStage extends KeyedProcessFunction<Integer, Drained, Dra
     private transient boolean addedThisCommit;
     /** Chunks in state, -1 until counted (after a restore, by the first prune). */
     private transient long bufferedChunks;
+    private final long seedLsn;
+    /** The seed marker was seen (or there is none to wait for). */
+    private transient boolean seedSeen;
     private transient long prunedThrough;
     private transient Set<Integer> warnedCreated;
     private transient List<Queued> queue;
@@ -88,9 +92,12 @@ public final class ToastStage extends KeyedProcessFunction<Integer, Drained, Dra
      * @param fetchBatchBytes raw bytes of values that rows held for one batched mirror fetch may wait for (the
      *     fetched values are on the heap until the rows are emitted)
      * @param clickhouse the sink's connection and id (mode clickhouse); may be null in mode disabled
+     * @param seedLsn the start point whose initial snapshot seeds the mirrors: mirror lookups wait until the seed
+     *     marker for it is in ClickHouse ({@link SnapshotMarkers}); 0: no snapshot, no wait
      */
     public ToastStage(ToastResolver.Mode mode, long valueMaxBytes, long fetchBatchBytes,
-                      ClickHouseSinkOptions clickhouse, PgConnectionConfig pg) {
+                      ClickHouseSinkOptions clickhouse, PgConnectionConfig pg, long seedLsn) {
+        this.seedLsn = seedLsn;
         if (mode == ToastResolver.Mode.CLICKHOUSE && clickhouse == null) {
             throw new IllegalArgumentException("toast.mode clickhouse needs the ClickHouse settings");
         }
@@ -199,6 +206,9 @@ public final class ToastStage extends KeyedProcessFunction<Integer, Drained, Dra
                 rows.add(q.pending());
             }
         }
+        if (!rows.isEmpty()) {
+            awaitSeed();
+        }
         var fetched = rows.isEmpty() ? Map.<Integer, Map<ToastMirror.Need, List<ToastMirror.Chunk>>>of()
                 : resolver.fetch(rows);
         for (Queued q : queue) {
@@ -213,6 +223,47 @@ public final class ToastStage extends KeyedProcessFunction<Integer, Drained, Dra
         queue.clear();
         pendingRows = 0;
         pendingBytes = 0;
+    }
+
+    /**
+     * Before the first mirror lookup of a job with an initial snapshot: waits until the snapshot has seeded every
+     * mirror, since the value looked up may be older than the job. Blocks this task (checkpoints wait too); the
+     * seed is copied first, straight into ClickHouse, by the snapshot's readers, which do not wait for this stage.
+     */
+    private void awaitSeed() {
+        if (seedSeen || seedLsn == 0 || ch == null) {
+            return;
+        }
+        String sql = SnapshotMarkers.seededSql(ch.database(), clickhouse.sinkId(), seedLsn);
+        long since = System.currentTimeMillis();
+        long logged = since;
+        while (true) {
+            String v;
+            try {
+                v = ch.queryString(sql);
+            } catch (RuntimeException e) {
+                v = null; // the marker table is created with the first marker
+            }
+            if ("1".equals(v)) {
+                seedSeen = true;
+                if (System.currentTimeMillis() - since > 1000) {
+                    LOG.info("TOAST mirrors seeded by the initial snapshot: lookups go on after {} ms",
+                            System.currentTimeMillis() - since);
+                }
+                return;
+            }
+            if (System.currentTimeMillis() - logged > 10_000) {
+                logged = System.currentTimeMillis();
+                LOG.info("a row refers to a TOAST value the job did not see written: waiting {} s for the initial"
+                        + " snapshot to seed the TOAST mirrors", (logged - since) / 1000);
+            }
+            try {
+                Thread.sleep(200);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException("interrupted while waiting for the TOAST seed", e);
+            }
+        }
     }
 
     /** Whether no event is held (always so between commits, so at every checkpoint barrier). */

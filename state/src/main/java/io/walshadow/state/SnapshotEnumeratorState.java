@@ -14,14 +14,17 @@ import java.util.List;
  * @param chunksDone chunks finished (their rows precede this checkpoint)
  * @param rowsDone rows of finished chunks
  * @param complete every chunk finished and a checkpoint after the last one completed
+ * @param toastOutstanding split ids of TOAST chunks not known to be finished (the mirrors are seeded when empty;
+ *     after a restore, chunks no reader holds any more finished before the readers' checkpoint)
  */
 public record SnapshotEnumeratorState(long startLsn, String startXids, boolean planned, List<SnapshotSplit> unassigned, int chunksTotal, int chunksDone,
-                                      long rowsDone, boolean complete) {
+                                      long rowsDone, boolean complete, List<String> toastOutstanding) {
     public SnapshotEnumeratorState {
         unassigned = List.copyOf(unassigned);
+        toastOutstanding = List.copyOf(toastOutstanding);
     }
 
     public static SnapshotEnumeratorState initial() {
-        return new SnapshotEnumeratorState(0, "", false, List.of(), 0, 0, 0, false);
+        return new SnapshotEnumeratorState(0, "", false, List.of(), 0, 0, 0, false, List.of());
     }
 }

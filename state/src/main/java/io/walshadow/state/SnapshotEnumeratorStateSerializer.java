@@ -9,7 +9,7 @@ import org.apache.flink.core.memory.DataOutputSerializer;
 
 /**
  * Versioned form of {@link SnapshotEnumeratorState}. Version 1: start LSN and running xids, planned, complete, chunks total and done, rows done,
- * the unassigned splits ({@link SnapshotSplitSerializer} version 1).
+ * the unassigned splits ({@link SnapshotSplitSerializer} version 1), the outstanding TOAST split ids (count, strings).
  */
 public final class SnapshotEnumeratorStateSerializer implements SimpleVersionedSerializer<SnapshotEnumeratorState> {
     public static final SnapshotEnumeratorStateSerializer INSTANCE = new SnapshotEnumeratorStateSerializer();
@@ -33,6 +33,10 @@ public final class SnapshotEnumeratorStateSerializer implements SimpleVersionedS
         out.writeInt(s.unassigned().size());
         for (SnapshotSplit split : s.unassigned()) {
             SnapshotSplitSerializer.write(split, out);
+        }
+        out.writeInt(s.toastOutstanding().size());
+        for (String id : s.toastOutstanding()) {
+            out.writeUTF(id);
         }
         return out.getCopyOfBuffer();
     }
@@ -59,6 +63,14 @@ public final class SnapshotEnumeratorStateSerializer implements SimpleVersionedS
         for (int i = 0; i < n; i++) {
             unassigned.add(SnapshotSplitSerializer.read(in));
         }
-        return new SnapshotEnumeratorState(startLsn, startXids, planned, unassigned, total, done, rows, complete);
+        int t = in.readInt();
+        if (t < 0 || t > total) {
+            throw new IOException("snapshot enumerator state: " + t + " outstanding TOAST chunks of " + total);
+        }
+        List<String> toast = new ArrayList<>(t);
+        for (int i = 0; i < t; i++) {
+            toast.add(in.readUTF());
+        }
+        return new SnapshotEnumeratorState(startLsn, startXids, planned, unassigned, total, done, rows, complete, toast);
     }
 }

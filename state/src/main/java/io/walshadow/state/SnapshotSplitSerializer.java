@@ -6,8 +6,8 @@ import org.apache.flink.core.memory.DataInputDeserializer;
 import org.apache.flink.core.memory.DataOutputSerializer;
 
 /**
- * Versioned form of {@link SnapshotSplit}. Version 1: descriptor format version and descriptor ({@link RelationDescriptorCodec}), version, from
- * and to block, resume block and offset, rows done.
+ * Versioned form of {@link SnapshotSplit}. Version 1: descriptor format version and descriptor ({@link RelationDescriptorCodec}), toast
+ * flag, version, from and to block, resume block and offset, rows done.
  */
 public final class SnapshotSplitSerializer implements SimpleVersionedSerializer<SnapshotSplit> {
     public static final SnapshotSplitSerializer INSTANCE = new SnapshotSplitSerializer();
@@ -36,6 +36,7 @@ public final class SnapshotSplitSerializer implements SimpleVersionedSerializer<
     static void write(SnapshotSplit s, DataOutputSerializer out) throws IOException {
         out.writeInt(RelationDescriptorCodec.FORMAT_VERSION);
         RelationDescriptorCodec.write(out, s.descriptor());
+        out.writeBoolean(s.toast());
         out.writeLong(s.version());
         out.writeLong(s.fromBlock());
         out.writeLong(s.toBlock());
@@ -45,7 +46,7 @@ public final class SnapshotSplitSerializer implements SimpleVersionedSerializer<
     }
 
     static SnapshotSplit read(DataInputDeserializer in) throws IOException {
-        return new SnapshotSplit(RelationDescriptorCodec.read(in, in.readInt()),
+        return new SnapshotSplit(RelationDescriptorCodec.read(in, in.readInt()), in.readBoolean(),
                 in.readLong(), in.readLong(), in.readLong(), in.readLong(), in.readInt(), in.readLong());
     }
 }
