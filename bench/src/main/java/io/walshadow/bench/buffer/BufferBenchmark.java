@@ -473,7 +473,7 @@ public final class BufferBenchmark {
     private static JobClient startJob(Options o, Path dir, Path restoreFrom) throws Exception {
         JobConfig config = JobConfig.from(new String[] {"--pg.host", LocalPg.host(), "--pg.port",
                 String.valueOf(LocalPg.port()), "--pg.database", DB, "--pg.user", LocalPg.user(), "--pg.sslmode",
-                "disable", "--slot", SLOT, "--checkpoint.interval", o.checkpointInterval},
+                "disable", "--slot", SLOT, "--checkpoint.interval", o.checkpointInterval, "--snapshot.mode", "never"},
                 Map.of(JobConfig.PG_PASSWORD_ENV, LocalPg.password()));
         Configuration flink = new Configuration();
         flink.set(StateBackendOptions.STATE_BACKEND, "rocksdb");
