@@ -41,7 +41,8 @@ final class JsonbCodec implements TypeCodec {
 
     @Override
     public void appendText(StringBuilder out, Object value) {
-        out.append(TypeCodec.cast(value, PgJsonb.class).text());
+        // a String is already jsonb's text output (the initial snapshot reads values as text)
+        out.append(value instanceof String text ? text : TypeCodec.cast(value, PgJsonb.class).text());
     }
 
     private void container(StringBuilder out, byte[] b, int off, int len, int depth) {

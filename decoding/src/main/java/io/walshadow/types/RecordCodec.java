@@ -109,6 +109,10 @@ final class RecordCodec implements TypeCodec {
 
     @Override
     public void appendText(StringBuilder out, Object value) {
+        if (value instanceof String text) {
+            out.append(text); // already record_out's text (the initial snapshot reads values as text)
+            return;
+        }
         PgRecord r = TypeCodec.cast(value, PgRecord.class);
         StringBuilder scratch = new StringBuilder();
         out.append('(');

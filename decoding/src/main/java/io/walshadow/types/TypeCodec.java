@@ -30,7 +30,11 @@ interface TypeCodec {
 
             @Override
             public void appendText(StringBuilder out, Object value) {
-                formatter.appendText(out, value);
+                if (value instanceof String text) {
+                    out.append(text); // already the type's text output (the initial snapshot reads values as text)
+                } else {
+                    formatter.appendText(out, value);
+                }
             }
         };
     }
