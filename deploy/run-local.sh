@@ -30,8 +30,8 @@ psql_ -c "DROP TABLE IF EXISTS demo_orders"
 ch_ --query "DROP TABLE IF EXISTS $WALSHADOW_CH_DATABASE.public__demo_orders__live"
 ch_ --query "DROP TABLE IF EXISTS $WALSHADOW_CH_DATABASE.public__demo_orders"
 
-# The workload starts once the job streams from its slot (rows written before the job's catalog history begins
-# are not replicated: taking an initial snapshot is a later feature).
+# The workload starts once the job streams from its slot. (Tables that already hold rows when the job first starts
+# are copied by its initial snapshot: WALSHADOW_DEMO_TABLES="public.*" shows that with your own tables.)
 (
   for _ in $(seq 1 240); do
     [[ $(psql_ -c "SELECT active FROM pg_replication_slots WHERE slot_name = '$SLOT'" 2>/dev/null) == t ]] && break
