@@ -224,6 +224,43 @@ class SnapshotEndToEndTest {
                 + "` WHERE _xid <> 0");
     }
 
+    @Test
+    void ddlWhileAJobIsDownMidSnapshotFailsTheResumedCopyClosed() throws Exception {
+        try (E2e e = new E2e("e2e_snapddl")) {
+            String s = e.schema;
+            LocalPg.exec(e.pg, "CREATE TABLE " + s + ".t (id int PRIMARY KEY, pad text)",
+                    "INSERT INTO " + s + ".t SELECT g, repeat('x', 100) || g FROM generate_series(1, 200000) g",
+                    "CHECKPOINT");
+            String[] opts = {"--snapshot.chunk.pages", "100", "--snapshot.fetch.rows", "200", "--checkpoint.interval",
+                    "1s", "--snapshot.parallelism", "1"};
+            TestMetricReporter.METRICS.clear();
+            JobClient first = e.start(e.config(opts), null, 0);
+            FlinkTestJobs.awaitTrue(() -> "some chunks are done and checkpointed", Duration.ofMinutes(3), () -> {
+                e.failFastIfAJobFailed();
+                long done = TestMetricReporter.value("chunks_done");
+                return done >= 2 && done < TestMetricReporter.value("chunks_total") - 5
+                        && latestCheckpoint(e.checkpoints) != null;
+            });
+            Path checkpoint = latestCheckpoint(e.checkpoints);
+            first.cancel().get();
+            // the snapshot's locks went with the job: DDL gets through
+            LocalPg.exec(e.pg, "ALTER TABLE " + s + ".t ADD COLUMN extra int DEFAULT 7");
+            JobClient second = e.start(e.config(opts), checkpoint, 0);
+            Throwable failure = null;
+            try {
+                second.getJobExecutionResult().get(3, java.util.concurrent.TimeUnit.MINUTES);
+            } catch (java.util.concurrent.ExecutionException ex) {
+                failure = ex;
+            }
+            StringBuilder causes = new StringBuilder();
+            for (Throwable t = failure; t != null; t = t.getCause()) {
+                causes.append(t.getMessage()).append('\n');
+            }
+            assertTrue(causes.toString().contains("the table changed since the snapshot was planned"),
+                    "the resumed snapshot refuses the changed table: " + causes);
+        }
+    }
+
     /** The newest completed checkpoint directory (chk-N with a _metadata file), or null. */
     static Path latestCheckpoint(Path root) {
         try (Stream<Path> s = Files.walk(root, 3)) {
