@@ -6,7 +6,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.walshadow.buffer.TestMetricReporter;
 import io.walshadow.testing.FlinkTestJobs;
 import io.walshadow.testing.LocalPg;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.SQLException;
@@ -18,7 +17,6 @@ import java.util.Random;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
-import java.util.stream.Stream;
 import org.apache.flink.core.execution.JobClient;
 import org.junit.jupiter.api.Test;
 
@@ -136,16 +134,7 @@ class SnapshotEndToEndTest {
             // merges off: a row copied twice would stay visible as two rows
             e.ch.execute("SYSTEM STOP MERGES");
             try {
-                TestMetricReporter.METRICS.clear();
-                JobClient first = e.start(e.config(opts), null, 0);
-                FlinkTestJobs.awaitTrue(() -> "some chunks are done and checkpointed", Duration.ofMinutes(3), () -> {
-                    e.failFastIfAJobFailed();
-                    long done = TestMetricReporter.value("chunks_done");
-                    return done >= 3 && done < TestMetricReporter.value("chunks_total") - 3
-                            && latestCheckpoint(e.checkpoints) != null;
-                });
-                Path checkpoint = latestCheckpoint(e.checkpoints);
-                first.cancel().get(); // killed: what it wrote after that checkpoint was never committed
+                Path checkpoint = killMidSnapshot(e, opts, 3); // what it wrote after that checkpoint was never committed
                 long doneAtKill = TestMetricReporter.value("chunks_done");
                 long total = TestMetricReporter.value("chunks_total");
                 assertTrue(doneAtKill < total, "killed before the end: " + doneAtKill + " of " + total);
@@ -233,16 +222,7 @@ class SnapshotEndToEndTest {
                     "CHECKPOINT");
             String[] opts = {"--snapshot.chunk.pages", "100", "--snapshot.fetch.rows", "200", "--checkpoint.interval",
                     "1s", "--snapshot.parallelism", "1"};
-            TestMetricReporter.METRICS.clear();
-            JobClient first = e.start(e.config(opts), null, 0);
-            FlinkTestJobs.awaitTrue(() -> "some chunks are done and checkpointed", Duration.ofMinutes(3), () -> {
-                e.failFastIfAJobFailed();
-                long done = TestMetricReporter.value("chunks_done");
-                return done >= 2 && done < TestMetricReporter.value("chunks_total") - 5
-                        && latestCheckpoint(e.checkpoints) != null;
-            });
-            Path checkpoint = latestCheckpoint(e.checkpoints);
-            first.cancel().get();
+            Path checkpoint = killMidSnapshot(e, opts, 3);
             // the snapshot's locks went with the job: DDL gets through
             LocalPg.exec(e.pg, "ALTER TABLE " + s + ".t ADD COLUMN extra int DEFAULT 7");
             JobClient second = e.start(e.config(opts), checkpoint, 0);
@@ -261,14 +241,29 @@ class SnapshotEndToEndTest {
         }
     }
 
-    /** The newest completed checkpoint directory (chk-N with a _metadata file), or null. */
+    /**
+     * Starts the job and cancels it once at least {@code margin} chunks are done, as many are left, and a checkpoint
+     * completed; returns its latest completed checkpoint.
+     */
+    private static Path killMidSnapshot(E2e e, String[] opts, int margin) throws Exception {
+        TestMetricReporter.METRICS.clear();
+        JobClient job = e.start(e.config(opts), null, 0);
+        FlinkTestJobs.awaitTrue(() -> "some chunks are done and checkpointed", Duration.ofMinutes(3), () -> {
+            e.failFastIfAJobFailed();
+            long done = TestMetricReporter.value("chunks_done");
+            return done >= margin && done < TestMetricReporter.value("chunks_total") - margin
+                    && latestCheckpoint(e.checkpoints) != null;
+        });
+        job.cancel().get();
+        return latestCheckpoint(e.checkpoints); // the newest: batches committed after an older one would come again
+    }
+
+    /** The newest completed checkpoint directory, or null while there is none. */
     static Path latestCheckpoint(Path root) {
-        try (Stream<Path> s = Files.walk(root, 3)) {
-            return s.filter(p -> p.getFileName().toString().startsWith("chk-") && Files.exists(p.resolve("_metadata")))
-                    .max(java.util.Comparator.comparingInt(p -> Integer.parseInt(p.getFileName().toString().substring(4))))
-                    .orElse(null);
-        } catch (java.io.IOException | java.io.UncheckedIOException ex) {
-            return null; // a checkpoint directory removed while walking: ask again
+        try {
+            return FlinkTestJobs.latestCheckpoint(root);
+        } catch (Exception | AssertionError none) {
+            return null;
         }
     }
 }

@@ -76,13 +76,7 @@ public final class ToastMirror {
     /** A chunk birth at {@code tid}, in {@link #COLUMNS} order, then the staging columns. */
     public static void birth(RowBinaryBuffer out, Tid tid, long valueId, int seq, byte[] data, long lsn, long batch,
                              int segment) {
-        out.i32((int) tid.block());
-        out.i16(tid.offset());
-        out.i32((int) valueId);
-        out.i32(seq);
-        out.bytes(data);
-        out.i64(lsn);
-        out.u8(0);
+        chunk(out, tid, valueId, seq, data, lsn);
         out.i64(batch);
         out.i32(segment);
         out.endRow();
@@ -90,6 +84,11 @@ public final class ToastMirror {
 
     /** A chunk birth at {@code tid} in {@link #COLUMNS} order only: a row straight into the mirror (the seed). */
     public static void seedBirth(RowBinaryBuffer out, Tid tid, long valueId, int seq, byte[] data, long lsn) {
+        chunk(out, tid, valueId, seq, data, lsn);
+        out.endRow();
+    }
+
+    private static void chunk(RowBinaryBuffer out, Tid tid, long valueId, int seq, byte[] data, long lsn) {
         out.i32((int) tid.block());
         out.i16(tid.offset());
         out.i32((int) valueId);
@@ -97,7 +96,6 @@ public final class ToastMirror {
         out.bytes(data);
         out.i64(lsn);
         out.u8(0);
-        out.endRow();
     }
 
     /** A tombstone at {@code tid}: {@code (blkno, offnum, 0, 0, '', lsn, 1)}; merges reclaim the chunk it covers. */

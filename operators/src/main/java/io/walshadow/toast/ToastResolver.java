@@ -203,6 +203,31 @@ public final class ToastResolver {
         return out;
     }
 
+    /**
+     * Whether the mirrors' answer lacks (all or part of) a value one of the rows needs: before the initial snapshot
+     * has seeded the mirrors, such a value may be one written before the job, which the seed brings.
+     */
+    public static boolean anyIncomplete(List<Pending> rows,
+                                        Map<Integer, Map<ToastMirror.Need, List<ToastMirror.Chunk>>> fetched) {
+        for (Pending p : rows) {
+            for (int i : p.columns) {
+                ToastPointer ptr = (ToastPointer) p.values[i];
+                Map<ToastMirror.Need, List<ToastMirror.Chunk>> rel = fetched.get(ptr.toastRelOid());
+                if (rel == null) {
+                    return true;
+                }
+                long have = 0;
+                for (ToastMirror.Chunk c : rel.getOrDefault(new ToastMirror.Need(ptr.valueId(), p.row.lsn()), List.of())) {
+                    have += c.data().length;
+                }
+                if (have != Integer.toUnsignedLong(ptr.externalSize())) {
+                    return true;
+                }
+            }
+        }
+        return false;
+    }
+
     /** The pending row with the mirror's values in place (or filled and counted). */
     public RowChange complete(Pending p, Map<Integer, Map<ToastMirror.Need, List<ToastMirror.Chunk>>> fetched) {
         RowChange r = p.row;

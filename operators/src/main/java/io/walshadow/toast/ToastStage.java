@@ -206,11 +206,12 @@ public final class ToastStage extends KeyedProcessFunction<Integer, Drained, Dra
                 rows.add(q.pending());
             }
         }
-        if (!rows.isEmpty()) {
-            awaitSeed();
-        }
         var fetched = rows.isEmpty() ? Map.<Integer, Map<ToastMirror.Need, List<ToastMirror.Chunk>>>of()
                 : resolver.fetch(rows);
+        if (!rows.isEmpty() && !seedSeen && seedLsn != 0 && ch != null && ToastResolver.anyIncomplete(rows, fetched)) {
+            awaitSeed(); // a value the mirror lacks may be one the initial snapshot is still seeding
+            fetched = resolver.fetch(rows);
+        }
         for (Queued q : queue) {
             if (q.pending() == null) {
                 out.collect(q.event());
@@ -226,9 +227,10 @@ public final class ToastStage extends KeyedProcessFunction<Integer, Drained, Dra
     }
 
     /**
-     * Before the first mirror lookup of a job with an initial snapshot: waits until the snapshot has seeded every
-     * mirror, since the value looked up may be older than the job. Blocks this task (checkpoints wait too); the
-     * seed is copied first, straight into ClickHouse, by the snapshot's readers, which do not wait for this stage.
+     * When a mirror lookup of a job with an initial snapshot comes back short before the seed is known complete:
+     * waits until the snapshot has seeded every mirror, since the value may be older than the job. Blocks this task
+     * (checkpoints wait too); the seed is copied first, straight into ClickHouse, by the snapshot's readers, which
+     * do not wait for this stage. Lookups the mirror answers in full never wait.
      */
     private void awaitSeed() {
         if (seedSeen || seedLsn == 0 || ch == null) {

@@ -8,7 +8,7 @@ import org.apache.flink.core.memory.DataInputDeserializer;
 import org.apache.flink.core.memory.DataOutputSerializer;
 
 /**
- * Versioned form of {@link SnapshotEnumeratorState}. Version 1: start LSN and running xids, planned, complete, chunks total and done, rows done,
+ * Versioned form of {@link SnapshotEnumeratorState}. Version 1: start LSN and running xids (Flink StringValue), planned, complete, chunks total and done, rows done,
  * the unassigned splits ({@link SnapshotSplitSerializer} version 1), the outstanding TOAST split ids (count, strings).
  */
 public final class SnapshotEnumeratorStateSerializer implements SimpleVersionedSerializer<SnapshotEnumeratorState> {
@@ -24,7 +24,7 @@ public final class SnapshotEnumeratorStateSerializer implements SimpleVersionedS
     public byte[] serialize(SnapshotEnumeratorState s) throws IOException {
         DataOutputSerializer out = new DataOutputSerializer(1024);
         out.writeLong(s.startLsn());
-        out.writeUTF(s.startXids());
+        Wire.writeString(out, s.startXids()); // the xip list can pass writeUTF's 64 kB
         out.writeBoolean(s.planned());
         out.writeBoolean(s.complete());
         out.writeInt(s.chunksTotal());
@@ -49,7 +49,7 @@ public final class SnapshotEnumeratorStateSerializer implements SimpleVersionedS
         }
         DataInputDeserializer in = new DataInputDeserializer(serialized);
         long startLsn = in.readLong();
-        String startXids = in.readUTF();
+        String startXids = Wire.readString(in);
         boolean planned = in.readBoolean();
         boolean complete = in.readBoolean();
         int total = in.readInt();
