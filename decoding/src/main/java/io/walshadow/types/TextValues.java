@@ -32,23 +32,41 @@ public final class TextValues {
 
     /** The value of a column of type {@code typeOid} whose text output is {@code text} (null for SQL NULL). */
     public Object parse(int typeOid, String text) {
-        if (text == null) {
-            return null;
-        }
+        return parser(typeOid).parse(text);
+    }
+
+    /** Parses the text of one type's values; resolved once per column (type lookups cost more than parsing). */
+    @FunctionalInterface
+    public interface Parser {
+        Object parse(String text);
+    }
+
+    /** The parser of values of type {@code typeOid} (domains resolved to their base type). */
+    public Parser parser(int typeOid) {
         int oid = baseOid(typeOid);
-        try {
-            if (scalar(oid)) {
-                return scalar(oid, text);
-            }
+        Parser p;
+        if (scalar(oid)) {
+            p = text -> scalar(oid, text);
+        } else {
             PgType t = types.type(oid);
             if (t != null && t.typcategory() == 'A' && t.elemOid() != 0 && t.typlen() == -1) {
-                return array(baseOid(t.elemOid()), text);
+                int elem = baseOid(t.elemOid());
+                p = text -> array(elem, text);
+            } else {
+                return text -> text;
             }
-            return text;
-        } catch (RuntimeException e) {
-            throw new MalformedDatumException("text " + abbreviate(text) + " of type oid "
-                    + Integer.toUnsignedString(typeOid) + " does not parse: " + e.getMessage());
         }
+        return text -> {
+            if (text == null) {
+                return null;
+            }
+            try {
+                return p.parse(text);
+            } catch (RuntimeException e) {
+                throw new MalformedDatumException("text " + abbreviate(text) + " of type oid "
+                        + Integer.toUnsignedString(typeOid) + " does not parse: " + e.getMessage());
+            }
+        };
     }
 
     private int baseOid(int oid) {
@@ -144,6 +162,10 @@ public final class TextValues {
         if (s.equals("-infinity")) {
             return new PgTimestamp(PgTimestamp.NOBEGIN, tz);
         }
+        long fast = fastTimestamp(s, tz);
+        if (fast != Long.MIN_VALUE) {
+            return new PgTimestamp(fast, tz);
+        }
         boolean bc = s.endsWith(" BC");
         String t = bc ? s.substring(0, s.length() - 3) : s;
         if (tz) {
@@ -164,6 +186,56 @@ public final class TextValues {
         }
         long pgMicros = (day - DateTimeText.PG_EPOCH_DAY) * DateTimeText.USECS_PER_DAY + micros;
         return new PgTimestamp(pgMicros, tz);
+    }
+
+    /**
+     * The common form, {@code YYYY-MM-DD HH:MM:SS[.f{1,6}][+00]} with a four-digit year, without substrings; anything
+     * else (more digits, BC, infinity) returns {@code Long.MIN_VALUE} for the general parser.
+     */
+    private static long fastTimestamp(String s, boolean tz) {
+        int n = s.length() - (tz ? 3 : 0);
+        if (n < 19 || s.charAt(4) != '-' || s.charAt(7) != '-' || s.charAt(10) != ' ' || s.charAt(13) != ':'
+                || s.charAt(16) != ':' || (tz && !s.startsWith("+00", n))) {
+            return Long.MIN_VALUE;
+        }
+        int y = digits(s, 0, 4);
+        int mo = digits(s, 5, 7);
+        int d = digits(s, 8, 10);
+        int h = digits(s, 11, 13);
+        int mi = digits(s, 14, 16);
+        int sec = digits(s, 17, 19);
+        long frac = 0;
+        if (n > 19) {
+            if (s.charAt(19) != '.' || n > 26) {
+                return Long.MIN_VALUE;
+            }
+            int f = digits(s, 20, n);
+            if (f < 0) {
+                return Long.MIN_VALUE;
+            }
+            frac = f;
+            for (int i = n; i < 26; i++) {
+                frac *= 10;
+            }
+        }
+        if ((y | mo | d | h | mi | sec) < 0) {
+            return Long.MIN_VALUE;
+        }
+        long day = LocalDate.of(y, mo, d).toEpochDay() - DateTimeText.PG_EPOCH_DAY;
+        return day * DateTimeText.USECS_PER_DAY + ((h * 60L + mi) * 60L + sec) * 1_000_000L + frac;
+    }
+
+    /** The decimal number in {@code s[from, to)}, or -1 if a character is not a digit. */
+    private static int digits(String s, int from, int to) {
+        int v = 0;
+        for (int i = from; i < to; i++) {
+            int c = s.charAt(i) - '0';
+            if (c < 0 || c > 9) {
+                return -1;
+            }
+            v = v * 10 + c;
+        }
+        return v;
     }
 
     /**

@@ -19,15 +19,14 @@ import java.util.List;
 final class SnapshotRows {
     private final RelationDescriptor descriptor;
     private final long version;
-    private final TextValues values;
-    /** attnum - 1 of each selected column, in select-list order. */
+    /** attnum - 1 of each selected column, in select-list order, and its parser. */
     private final int[] positions;
+    private final TextValues.Parser[] parsers;
     private final String selectList;
 
     SnapshotRows(RelationDescriptor descriptor, long version, TextValues values) {
         this.descriptor = descriptor;
         this.version = version;
-        this.values = values;
         List<Integer> pos = new ArrayList<>();
         List<String> names = new ArrayList<>();
         for (Column c : descriptor.columns()) {
@@ -37,6 +36,10 @@ final class SnapshotRows {
             }
         }
         positions = pos.stream().mapToInt(Integer::intValue).toArray();
+        parsers = new TextValues.Parser[positions.length];
+        for (int i = 0; i < positions.length; i++) {
+            parsers[i] = values.parser(descriptor.columns().get(positions[i]).typeOid());
+        }
         selectList = String.join(", ", names);
     }
 
@@ -56,7 +59,7 @@ final class SnapshotRows {
         for (int i = 0; i < positions.length; i++) {
             Column c = descriptor.columns().get(positions[i]);
             try {
-                v[positions[i]] = values.parse(c.typeOid(), text[i]);
+                v[positions[i]] = parsers[i].parse(text[i]);
             } catch (MalformedDatumException e) {
                 throw new IllegalStateException("snapshot of " + descriptor.qualifiedName() + ", row at ("
                         + row.block() + "," + row.offset() + "), column " + c.name() + ": " + e.getMessage(), e);
