@@ -134,7 +134,7 @@ class SnapshotEndToEndTest {
             // merges off: a row copied twice would stay visible as two rows
             e.ch.execute("SYSTEM STOP MERGES");
             try {
-                Path checkpoint = killMidSnapshot(e, opts, 3); // what it wrote after that checkpoint was never committed
+                Path checkpoint = killMidSnapshot(e, opts, 3); // restored from there: nothing committed is re-read
                 long doneAtKill = TestMetricReporter.value("chunks_done");
                 long total = TestMetricReporter.value("chunks_total");
                 assertTrue(doneAtKill < total, "killed before the end: " + doneAtKill + " of " + total);

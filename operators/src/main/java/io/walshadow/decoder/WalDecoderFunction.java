@@ -144,19 +144,14 @@ public final class WalDecoderFunction extends ProcessFunction<XLogRecord, Buffer
     }
 
     private CatalogTracker seed(CatalogFilter filter, CatalogLoader loader) throws SQLException {
-        CatalogSnapshot.Xids xids;
-        long startLsn;
-        if (start != null) {
-            xids = start.runningXids();
-            startLsn = start.lsn();
-        } else {
-            try (Connection c = pg.openSql(); Statement st = c.createStatement();
-                 ResultSet rs = st.executeQuery("SELECT pg_current_snapshot()::text, pg_current_wal_insert_lsn()::text")) {
-                rs.next();
-                xids = CatalogSnapshot.Xids.parse(rs.getString(1));
-                startLsn = Lsn.parse(rs.getString(2));
+        StartPoint at = start;
+        if (at == null) {
+            try (Connection c = pg.openSql()) {
+                at = StartPoint.now(c);
             }
         }
+        CatalogSnapshot.Xids xids = at.runningXids();
+        long startLsn = at.lsn();
         seedXmax = xids.xmax();
         CatalogTracker t = CatalogTracker.seed(filter, loader, startLsn, xids);
         LOG.info("catalog history seeded at {} ({} relations, filter {})", Lsn.format(startLsn),

@@ -17,34 +17,29 @@ import java.util.List;
 final class PlannedShape {
     private PlannedShape() {}
 
-    /** Null when {@code planned} still describes the table (or the table is gone); else what differs. */
-    static String difference(Connection c, RelationDescriptor planned) throws SQLException {
+    /** What the check found: the table is gone, or what differs (null: unchanged). */
+    record Check(boolean gone, String difference) {}
+
+    static Check check(Connection c, RelationDescriptor planned) throws SQLException {
         String sql = "SELECT c.relfilenode, (SELECT string_agg(a.attnum || ':' || a.attname || ':' || a.atttypid || ':'"
                 + " || a.atttypmod || ':' || a.attisdropped, ',' ORDER BY a.attnum) FROM pg_attribute a WHERE"
                 + " a.attrelid = c.oid AND a.attnum > 0) FROM pg_class c WHERE c.oid = "
                 + Integer.toUnsignedString(planned.relOid());
         try (Statement st = c.createStatement(); ResultSet rs = st.executeQuery(sql)) {
             if (!rs.next()) {
-                return null; // dropped since: the WAL stream carries the drop
+                return new Check(true, null); // dropped since: the WAL stream carries the drop
             }
             long relfilenode = rs.getLong(1);
             String columns = rs.getString(2);
             String expected = columns(planned);
             if (relfilenode != Integer.toUnsignedLong(planned.locator().relNumber())) {
-                return "its storage was rewritten (relfilenode " + relfilenode + ", planned "
-                        + Integer.toUnsignedString(planned.locator().relNumber()) + ")";
+                return new Check(false, "its storage was rewritten (relfilenode " + relfilenode + ", planned "
+                        + Integer.toUnsignedString(planned.locator().relNumber()) + ")");
             }
             if (!expected.equals(columns == null ? "" : columns)) {
-                return "its columns changed (now " + columns + ", planned " + expected + ")";
+                return new Check(false, "its columns changed (now " + columns + ", planned " + expected + ")");
             }
-            return null;
-        }
-    }
-
-    static boolean exists(Connection c, int relOid) throws SQLException {
-        try (Statement st = c.createStatement();
-             ResultSet rs = st.executeQuery("SELECT 1 FROM pg_class WHERE oid = " + Integer.toUnsignedString(relOid))) {
-            return rs.next();
+            return new Check(false, null);
         }
     }
 

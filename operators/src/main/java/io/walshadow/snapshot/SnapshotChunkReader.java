@@ -48,9 +48,14 @@ public final class SnapshotChunkReader implements AutoCloseable {
 
     /** The table's size in heap pages, as the chunk plan needs it. */
     public long relPages(String qualifiedTable) throws SQLException {
-        try (Statement st = connection.createStatement();
-             ResultSet rs = st.executeQuery("SELECT pg_relation_size(" + literal(qualifiedTable)
-                     + "::regclass, 'main') / current_setting('block_size')::bigint")) {
+        return relPages(connection, literal(qualifiedTable) + "::regclass");
+    }
+
+    /** The heap pages of the relation {@code regclass} (an SQL expression of type regclass). */
+    static long relPages(Connection c, String regclass) throws SQLException {
+        try (Statement st = c.createStatement();
+             ResultSet rs = st.executeQuery("SELECT pg_relation_size(" + regclass
+                     + ", 'main') / current_setting('block_size')::bigint")) {
             rs.next();
             return rs.getLong(1);
         }

@@ -195,7 +195,7 @@ final class SnapshotEnumerator implements SplitEnumerator<SnapshotSplit, Snapsho
                 Retrier retry = new Retrier(mirrors.retryTimeout(), () -> {});
                 String create = SnapshotMarkers.createSql(ch.database());
                 retry.run(create, () -> ch.execute(create));
-                for (long lsn : new long[] {start.lsn(), buildStart.lsn()}) {
+                for (long lsn : java.util.stream.LongStream.of(start.lsn(), buildStart.lsn()).distinct().toArray()) {
                     String sql = SnapshotMarkers.markSeededSql(ch.database(), mirrors.sinkId(), lsn);
                     retry.run(sql, () -> ch.execute(sql));
                 }

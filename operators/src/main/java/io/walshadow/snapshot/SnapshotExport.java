@@ -105,12 +105,7 @@ final class SnapshotExport {
     }
 
     private static long pages(Connection c, int relOid) throws SQLException {
-        try (Statement st = c.createStatement();
-             ResultSet rs = st.executeQuery("SELECT pg_relation_size(" + Integer.toUnsignedString(relOid)
-                     + "::oid::regclass, 'main') / current_setting('block_size')::bigint")) {
-            rs.next();
-            return rs.getLong(1);
-        }
+        return SnapshotChunkReader.relPages(c, Integer.toUnsignedString(relOid) + "::oid::regclass");
     }
 
     private Map<Integer, RelationDescriptor> included(CatalogLoader loader) throws SQLException {

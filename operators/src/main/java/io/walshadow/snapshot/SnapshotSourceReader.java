@@ -25,7 +25,7 @@ import org.apache.flink.metrics.Counter;
 final class SnapshotSourceReader
         extends SingleThreadMultiplexSourceReaderBase<BufferEvent, BufferEvent, SnapshotSplit, SnapshotSplitState> {
     private final SnapshotName name;
-    private int held;
+    /** Ids of the chunks this reader holds (restored or assigned, not finished). */
     private final java.util.Set<String> heldIds = new java.util.LinkedHashSet<>();
 
     SnapshotSourceReader(Supplier<SplitReader<BufferEvent, SnapshotSplit>> splitReader, SnapshotName name,
@@ -55,14 +55,13 @@ final class SnapshotSourceReader
     @Override
     public void start() {
         context.sendSourceEventToCoordinator(new SnapshotEvents.Hello(List.copyOf(heldIds)));
-        if (held == 0) {
+        if (heldIds.isEmpty()) {
             context.sendSplitRequest();
         }
     }
 
     @Override
     public void addSplits(List<SnapshotSplit> splits) {
-        held += splits.size();
         splits.forEach(s -> heldIds.add(s.splitId()));
         super.addSplits(splits);
     }
@@ -81,8 +80,7 @@ final class SnapshotSourceReader
             context.sendSourceEventToCoordinator(new SnapshotEvents.ChunkDone(s.split().splitId(),
                     s.split().descriptor().qualifiedName(), s.rows()));
         }
-        held -= finished.size();
-        if (held == 0) {
+        if (heldIds.isEmpty()) {
             context.sendSplitRequest();
         }
     }

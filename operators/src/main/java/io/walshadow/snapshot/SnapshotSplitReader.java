@@ -69,7 +69,8 @@ final class SnapshotSplitReader implements SplitReader<BufferEvent, SnapshotSpli
                     // ended (a coordinator restart), so it reads on under it
                     reconnect(id);
                 }
-                if (!PlannedShape.exists(reader.connection(), current.descriptor().relOid())) {
+                PlannedShape.Check shape = PlannedShape.check(reader.connection(), current.descriptor());
+                if (shape.gone()) {
                     // dropped while the job was down (between two exports): the WAL stream carries the drop
                     LOG.info("initial snapshot: {} no longer exists, chunk {} skipped",
                             current.descriptor().qualifiedName(), current.splitId());
@@ -77,11 +78,10 @@ final class SnapshotSplitReader implements SplitReader<BufferEvent, SnapshotSpli
                     current = null;
                     return out.build();
                 }
-                String changed = PlannedShape.difference(reader.connection(), current.descriptor());
-                if (changed != null) {
+                if (shape.difference() != null) {
                     throw new IllegalStateException("initial snapshot of " + current.descriptor().qualifiedName()
                             + ", chunk " + current.splitId() + ": the table changed since the snapshot was planned ("
-                            + changed + "), DDL while the job was down in the middle of its snapshot. Its remaining"
+                            + shape.difference() + "), DDL while the job was down in the middle of its snapshot. Its remaining"
                             + " rows cannot be read as planned; start the job afresh (new slot, sink id or database)"
                             + " to snapshot again, or exclude the table");
                 }

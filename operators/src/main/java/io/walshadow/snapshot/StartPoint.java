@@ -24,11 +24,16 @@ public record StartPoint(long lsn, String xids) implements Serializable {
     public static StartPoint take(PgConnectionConfig pg, String slotName, boolean createSlot) throws SQLException {
         try (Connection c = pg.openSql()) {
             ReplicationSlots.ensure(c, slotName, createSlot);
-            try (Statement st = c.createStatement();
-                 ResultSet rs = st.executeQuery("SELECT pg_current_snapshot()::text, pg_current_wal_insert_lsn()::text")) {
-                rs.next();
-                return new StartPoint(Lsn.parse(rs.getString(2)), rs.getString(1));
-            }
+            return now(c);
+        }
+    }
+
+    /** Here and now: {@code pg_current_snapshot()}, then the insert LSN (every xid it shows complete is below it). */
+    public static StartPoint now(Connection c) throws SQLException {
+        try (Statement st = c.createStatement();
+             ResultSet rs = st.executeQuery("SELECT pg_current_snapshot()::text, pg_current_wal_insert_lsn()::text")) {
+            rs.next();
+            return new StartPoint(Lsn.parse(rs.getString(2)), rs.getString(1));
         }
     }
 
