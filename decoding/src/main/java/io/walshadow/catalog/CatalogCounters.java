@@ -29,6 +29,12 @@ public final class CatalogCounters {
     long catalogBehindRetries;
     /** Times the xid horizon advanced. */
     long horizonAdvances;
+    /** Filter changes (scheduled by a restore with another filter) the stream reached. */
+    long filterChangesApplied;
+    /** Relations a filter change included (their history starts there). */
+    long relationsEnteredFilter;
+    /** Relations a filter change excluded (closed EXCLUDED). */
+    long relationsLeftFilter;
 
     public long commits() {
         return commits;
@@ -78,6 +84,18 @@ public final class CatalogCounters {
         return horizonAdvances;
     }
 
+    public long filterChangesApplied() {
+        return filterChangesApplied;
+    }
+
+    public long relationsEnteredFilter() {
+        return relationsEnteredFilter;
+    }
+
+    public long relationsLeftFilter() {
+        return relationsLeftFilter;
+    }
+
     /** Metric name to value. */
     public Map<String, Long> asMap() {
         Map<String, Long> m = new LinkedHashMap<>();
@@ -93,6 +111,9 @@ public final class CatalogCounters {
         m.put("catalog_relations_vanished", relationsVanished);
         m.put("catalog_behind_retries", catalogBehindRetries);
         m.put("catalog_horizon_advances", horizonAdvances);
+        m.put("catalog_filter_changes_applied", filterChangesApplied);
+        m.put("catalog_relations_entered_filter", relationsEnteredFilter);
+        m.put("catalog_relations_left_filter", relationsLeftFilter);
         return m;
     }
 

@@ -91,6 +91,21 @@ public final class CatalogFilter {
         return "include=" + String.join(",", includes) + ";exclude=" + String.join(",", excludes);
     }
 
+    /**
+     * The filter a {@link #spec()} was made from. (A pattern holding the text {@code ;exclude=} itself cannot be told
+     * apart from the separator; such names are not supported.)
+     */
+    public static CatalogFilter fromSpec(String spec) {
+        String sep = ";exclude=";
+        int cut = spec.indexOf(sep);
+        if (!spec.startsWith("include=") || cut < 0) {
+            throw new IllegalArgumentException("not a catalog filter spec: '" + spec + "'");
+        }
+        String inc = spec.substring("include=".length(), cut);
+        String exc = spec.substring(cut + sep.length());
+        return parse(inc.isEmpty() ? null : inc, exc.isEmpty() ? null : exc);
+    }
+
     @Override
     public String toString() {
         return spec();

@@ -24,7 +24,7 @@ import java.util.TreeMap;
  * The persistent form of a {@link DescriptorHistory} (for Flink state): an explicit, versioned byte format, so a
  * restart does not depend on the live catalog for anything the job has already seen.
  *
- * <p>Format version 1 (big-endian, {@link DataOutput} conventions; strings are an int byte length, -1 for null,
+ * <p>Format version 2 (big-endian, {@link DataOutput} conventions; strings are an int byte length, -1 for null,
  * and UTF-8 bytes; locators are three ints spcOid, dbOid, relNumber):
  * <pre>
  *   int magic 'WSCH', int version
@@ -36,6 +36,7 @@ import java.util.TreeMap;
  *       kind 1 PRESENT:   descriptor, int identityIndexOid
  *       kind 2 AMBIGUOUS: int relOid, string qualifiedName, long since, int n, n x int xid, string reason
  *   int n, n x awaits: int relOid, int n, n x int xid, int m, m x locator
+ *   (version 2) int n, n x pending filter change: string filterSpec, long lsn, string running (pg_snapshot text)
  *   int end marker 'HCSW'
  * descriptor: int relOid, locator, string schema, string name, byte relkind, byte relpersistence,
  *   byte replicaIdentity, int toastRelOid, int n, n x column, int m, m x int identity attnum
@@ -48,7 +49,9 @@ import java.util.TreeMap;
 public final class CatalogHistorySerializer {
     public static final int MAGIC = 0x57534348; // "WSCH"
     public static final int END_MARKER = 0x48435357; // "HCSW"
-    public static final int VERSION = 1;
+    public static final int VERSION = 2;
+    /** The oldest version this build still reads (version 1 has no pending filter changes). */
+    static final int OLDEST_READABLE = 1;
 
     private static final int KIND_PRESENT = 1;
     private static final int KIND_AMBIGUOUS = 2;
@@ -160,6 +163,13 @@ public final class CatalogHistorySerializer {
                 writeLocator(out, l);
             }
         }
+        List<FilterChange> pending = h.pendingFilters();
+        out.writeInt(pending.size());
+        for (FilterChange f : pending) {
+            writeString(out, f.filterSpec());
+            out.writeLong(f.lsn());
+            writeString(out, f.running().toString());
+        }
         out.writeInt(END_MARKER);
     }
 
@@ -170,9 +180,9 @@ public final class CatalogHistorySerializer {
                     magic, MAGIC));
         }
         int version = in.readInt();
-        if (version != VERSION) {
+        if (version < OLDEST_READABLE || version > VERSION) {
             throw new StateFormatException("catalog history state has format version " + version
-                    + "; this build reads version " + VERSION + " only (state written by a "
+                    + "; this build reads versions " + OLDEST_READABLE + " to " + VERSION + " (state written by a "
                     + (version > VERSION ? "newer" : "older") + " build: upgrade, or re-seed from a fresh snapshot)");
         }
         int dbOid = in.readInt();
@@ -254,6 +264,18 @@ public final class CatalogHistorySerializer {
                 drops.add(readLocator(in));
             }
             h.setAwaits(relOid, xids, drops);
+        }
+        if (version >= 2) {
+            n = count(in, "pending filter changes");
+            try {
+                for (int i = 0; i < n; i++) {
+                    String spec = readString(in);
+                    long lsn = in.readLong();
+                    h.schedule(new FilterChange(spec, lsn, CatalogSnapshot.Xids.parse(readString(in))));
+                }
+            } catch (IllegalArgumentException | IllegalStateException | NullPointerException e) {
+                throw new StateFormatException("catalog history state: bad pending filter change: " + e.getMessage());
+            }
         }
         int end = in.readInt();
         if (end != END_MARKER) {

@@ -50,6 +50,11 @@ public final class CatalogLoader implements CatalogSource {
     }
 
     @Override
+    public CatalogLoader withFilter(CatalogFilter filter) {
+        return new CatalogLoader(conn, filter);
+    }
+
+    @Override
     public CatalogSnapshot load(Set<Integer> relOids, boolean allIncluded) throws SQLException {
         boolean autoCommit = conn.getAutoCommit();
         int isolation = conn.getTransactionIsolation();

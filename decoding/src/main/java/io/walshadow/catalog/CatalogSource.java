@@ -13,4 +13,7 @@ public interface CatalogSource {
      * relation returned.
      */
     CatalogSnapshot load(Set<Integer> relOids, boolean allIncluded) throws SQLException;
+
+    /** The same catalog, with {@code filter} deciding what is included (a restored job's filter changes at a point). */
+    CatalogSource withFilter(CatalogFilter filter);
 }

@@ -41,13 +41,19 @@ import java.util.function.IntPredicate;
  * <p><b>The live catalog may be behind</b> (a lagging standby, or the commit's backend still in the proc array):
  * the load is retried a few times, then {@link CatalogBehindException}.
  *
+ * <p><b>The filter may change at a restore</b> ({@link #restore(CatalogFilter, CatalogSource, DescriptorHistory,
+ * FilterChange)}): the history keeps the old filter up to the position the change was scheduled at, and there
+ * ({@link #reach}) loads every relation the new filter includes, as of that position. Relations it newly includes
+ * start their history there (their earlier records are NOT_COVERED); relations it no longer includes are closed
+ * EXCLUDED. Counted as {@code catalog_filter_changes_applied}, {@code catalog_relations_entered_filter}, {@code _left_filter}.
+ *
  * <p>A boundary is applied atomically: the load happens before anything changes, so a failed call (SQLException)
  * can be repeated. Boundaries at or before the last one applied are ignored (WAL re-read after a restart). Not
  * thread-safe.
  */
 public final class CatalogTracker {
-    private final CatalogFilter filter;
-    private final CatalogSource source;
+    private CatalogFilter filter;
+    private CatalogSource source;
     private final DescriptorHistory history;
     private final CatalogCounters counters = new CatalogCounters();
     private int behindRetries = 50;
@@ -104,12 +110,32 @@ public final class CatalogTracker {
 
     /** Continues a history restored from state (built with the same filter). */
     public static CatalogTracker restore(CatalogFilter filter, CatalogSource source, DescriptorHistory history) {
-        if (!filter.spec().equals(history.filterSpec())) {
-            throw new IllegalStateException("the catalog filter changed since the descriptor history was written ("
-                    + history.filterSpec() + " -> " + filter.spec() + "): relations it now includes have no "
-                    + "history and their earlier rows are not in the WAL; re-seed from a fresh snapshot");
+        return restore(filter, source, history, null);
+    }
+
+    /**
+     * Continues a history restored from state. When {@code filter} differs from the filter the history ends with,
+     * the change is scheduled at {@code change} (whose spec must be {@code filter}'s; null: a changed filter is
+     * refused). Until the stream reaches it, the history keeps the filter it had; changes scheduled by earlier
+     * restores and not reached yet stay scheduled.
+     *
+     * @param source reads the live catalog; its own filter does not matter (the tracker sets the one in force)
+     */
+    public static CatalogTracker restore(CatalogFilter filter, CatalogSource source, DescriptorHistory history,
+                                         FilterChange change) {
+        if (!filter.spec().equals(history.finalFilterSpec())) {
+            if (change == null) {
+                throw new IllegalStateException("the catalog filter changed since the descriptor history was written ("
+                        + history.finalFilterSpec() + " -> " + filter.spec() + "): relations it now includes have no "
+                        + "history and their earlier rows are not in the WAL; re-seed from a fresh snapshot");
+            }
+            if (!change.filterSpec().equals(filter.spec())) {
+                throw new IllegalArgumentException("filter change " + change + " is not to " + filter.spec());
+            }
+            history.schedule(change);
         }
-        return new CatalogTracker(filter, source, history);
+        CatalogFilter current = CatalogFilter.fromSpec(history.filterSpec());
+        return new CatalogTracker(current, source.withFilter(current), history);
     }
 
     /** How often, and how long apart, a load that does not show the boundary yet is retried. */
@@ -129,6 +155,67 @@ public final class CatalogTracker {
 
     public CatalogFilter filter() {
         return filter;
+    }
+
+    /**
+     * The stream is at {@code lsn}: applies the filter changes scheduled at or before it. Call before a record at
+     * {@code lsn} is decoded. Returns the relations whose state changed (entered or left the filter).
+     */
+    public List<CatalogChange> reach(long lsn) throws SQLException {
+        FilterChange due = history.dueFilter(lsn);
+        if (due == null) {
+            return List.of();
+        }
+        List<CatalogChange> changes = new ArrayList<>();
+        for (; due != null; due = history.dueFilter(lsn)) {
+            changes.addAll(applyFilter(due));
+        }
+        return changes;
+    }
+
+    /**
+     * Every relation the new filter includes, as of the change's position: catalog rows of transactions running
+     * there are not visible yet (as at a seed). The boundary is not recorded as applied: a commit record at exactly
+     * that position still applies after it.
+     */
+    private List<CatalogChange> applyFilter(FilterChange f) throws SQLException {
+        CatalogFilter next = CatalogFilter.fromSpec(f.filterSpec());
+        CatalogSource nextSource = source.withFilter(next);
+        XidVisibility v = history.visibility();
+        CatalogSnapshot.Xids running = f.running();
+        IntPredicate vis = x -> v.isVisible(x) || running.completed(x);
+        Boundary b = new Boundary(f.lsn(), vis, Set.of(), Set.of(), Set.of());
+        Set<Integer> request = new TreeSet<>(history.trackedRelations());
+        CatalogSnapshot snap = loadShowingWith(nextSource, request, f.lsn());
+        counters.catalogRefreshes++;
+        Set<Integer> subjects = new TreeSet<>(request);
+        subjects.addAll(snap.relations().keySet());
+        List<CatalogChange> changes = new ArrayList<>();
+        for (int oid : subjects) {
+            apply(oid, snap.relations().get(oid), b, changes);
+        }
+        filter = next;
+        source = nextSource;
+        history.appliedFilter(f);
+        counters.filterChangesApplied++;
+        for (CatalogChange c : changes) {
+            if (c.added()) {
+                counters.relationsEnteredFilter++;
+            } else if (c.closedAs() == NotCoveredReason.EXCLUDED) {
+                counters.relationsLeftFilter++;
+            }
+        }
+        return changes;
+    }
+
+    private CatalogSnapshot loadShowingWith(CatalogSource with, Set<Integer> request, long lsn) throws SQLException {
+        CatalogSource saved = source;
+        source = with;
+        try {
+            return loadShowing(request, true, lsn, XidVisibility.INVALID);
+        } finally {
+            source = saved;
+        }
     }
 
     /** Applies a commit record. Returns the relations whose state changed at it. */

@@ -39,7 +39,9 @@ public final class DescriptorHistory {
     private static final Comparator<Long> UNSIGNED = Long::compareUnsigned;
 
     private final int dbOid;
-    private final String filterSpec;
+    private String filterSpec;
+    /** Filter changes a restore scheduled and the stream has not reached yet, in LSN order. */
+    private final List<FilterChange> pendingFilters = new ArrayList<>();
     private long historyStart;
     private long lastBoundaryLsn = Lsn.INVALID;
     private final XidVisibility visibility = new XidVisibility();
@@ -119,8 +121,19 @@ public final class DescriptorHistory {
         return dbOid;
     }
 
+    /** The filter in force at the newest boundary applied. */
     public String filterSpec() {
         return filterSpec;
+    }
+
+    /** Filter changes scheduled at WAL positions the stream has not reached yet, in LSN order. */
+    public List<FilterChange> pendingFilters() {
+        return List.copyOf(pendingFilters);
+    }
+
+    /** The filter in force once every pending change is applied: what a restart compares its own filter with. */
+    public String finalFilterSpec() {
+        return pendingFilters.isEmpty() ? filterSpec : pendingFilters.get(pendingFilters.size() - 1).filterSpec();
     }
 
     public long historyStart() {
@@ -274,6 +287,32 @@ public final class DescriptorHistory {
 
     void setLastBoundaryLsn(long lsn) {
         lastBoundaryLsn = lsn;
+    }
+
+    /** Schedules a filter change; it must come after the last boundary and after every change already scheduled. */
+    void schedule(FilterChange change) {
+        long after = pendingFilters.isEmpty() ? lastBoundaryLsn : pendingFilters.get(pendingFilters.size() - 1).lsn();
+        if (after != Lsn.INVALID && Long.compareUnsigned(change.lsn(), after) <= 0) {
+            throw new IllegalStateException("the filter change " + change + " is not past "
+                    + (pendingFilters.isEmpty() ? "the last boundary applied" : "the change scheduled before it")
+                    + " (" + Lsn.format(after) + ")");
+        }
+        pendingFilters.add(change);
+    }
+
+    /** The first pending change when it is at or before {@code lsn}, else null. */
+    FilterChange dueFilter(long lsn) {
+        return pendingFilters.isEmpty() || Long.compareUnsigned(pendingFilters.get(0).lsn(), lsn) > 0 ? null
+                : pendingFilters.get(0);
+    }
+
+    /** The first pending change took effect. */
+    void appliedFilter(FilterChange change) {
+        if (pendingFilters.isEmpty() || pendingFilters.get(0) != change) {
+            throw new IllegalStateException("filter change " + change + " is not the first one pending");
+        }
+        pendingFilters.remove(0);
+        filterSpec = change.filterSpec();
     }
 
     /** Makes {@code d} the relation's state from {@code at} on; earlier open versions end there. */

@@ -80,6 +80,8 @@ public final class WalChangeDecoder {
     /** Descriptors of the relfilenodes the family of the commit just decoded deferred (set by a commit). */
     private Map<RelFileLocator, RelationDescriptor> lastCommitDescriptors = Map.of();
 
+    private java.util.function.Consumer<List<CatalogChange>> filterListener = c -> {};
+
     public WalChangeDecoder(CatalogTracker tracker, RowDecoder rows) {
         this.tracker = tracker;
         this.rows = rows;
@@ -205,9 +207,18 @@ public final class WalChangeDecoder {
         return out;
     }
 
+    /** Told the relations that entered or left the filter when the stream reaches a scheduled filter change. */
+    public void onFilterChange(java.util.function.Consumer<List<CatalogChange>> listener) {
+        this.filterListener = listener;
+    }
+
     /** Events of one record, in order (usually zero or one; a MULTI_INSERT yields one per tuple). */
     public List<ChangeEvent> decode(XLogRecord r) throws SQLException {
         counters.records++;
+        List<CatalogChange> refiltered = tracker.reach(r.lsn());
+        if (!refiltered.isEmpty()) {
+            filterListener.accept(refiltered);
+        }
         if (r.toplevelXid() != 0 && r.xid() != 0 && r.xid() != r.toplevelXid()) {
             topOf.put(r.xid(), r.toplevelXid());
         }

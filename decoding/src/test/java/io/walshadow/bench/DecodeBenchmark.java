@@ -286,6 +286,11 @@ public final class DecodeBenchmark {
                 loads++;
             }
         }
+
+        @Override
+        public CatalogSource withFilter(io.walshadow.catalog.CatalogFilter filter) {
+            return new TimedSource(inner.withFilter(filter));
+        }
     }
 
     /**

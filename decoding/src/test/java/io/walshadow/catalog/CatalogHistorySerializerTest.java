@@ -114,7 +114,34 @@ class CatalogHistorySerializerTest {
         StateFormatException e = assertThrows(StateFormatException.class,
                 () -> CatalogHistorySerializer.fromBytes(bytes));
         assertTrue(e.getMessage().contains("format version 7"), e.getMessage());
-        assertTrue(e.getMessage().contains("reads version 1"), e.getMessage());
+        assertTrue(e.getMessage().contains("reads versions 1 to 2"), e.getMessage());
+    }
+
+    @Test
+    void versionOneStateIsStillRead() throws Exception {
+        DescriptorHistory h = buildTracker().history();
+        byte[] v2 = CatalogHistorySerializer.toBytes(h);
+        // version 1 is version 2 without the pending filter changes' count (0 here) before the end marker
+        byte[] v1 = new byte[v2.length - 4];
+        System.arraycopy(v2, 0, v1, 0, v2.length - 8);
+        System.arraycopy(v2, v2.length - 4, v1, v2.length - 8, 4);
+        ByteBuffer.wrap(v1).putInt(4, 1);
+        DescriptorHistory r = CatalogHistorySerializer.fromBytes(v1);
+        assertArrayEquals(v2, CatalogHistorySerializer.toBytes(r), "reads back as the same history");
+        assertTrue(r.pendingFilters().isEmpty());
+    }
+
+    @Test
+    void pendingFilterChangesRoundTrip() throws Exception {
+        DescriptorHistory h = buildTracker().history();
+        h.schedule(new FilterChange("include=a.*;exclude=", 0x9000, CatalogSnapshot.Xids.parse("1700:1710:1701,1705")));
+        DescriptorHistory r = CatalogHistorySerializer.fromBytes(CatalogHistorySerializer.toBytes(h));
+        assertEquals(1, r.pendingFilters().size());
+        FilterChange f = r.pendingFilters().get(0);
+        assertEquals("include=a.*;exclude=", f.filterSpec());
+        assertEquals(0x9000, f.lsn());
+        assertEquals("1700:1710:1701,1705", f.running().toString());
+        assertEquals("include=a.*;exclude=", r.finalFilterSpec());
     }
 
     @Test

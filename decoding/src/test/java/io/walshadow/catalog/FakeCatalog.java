@@ -30,17 +30,63 @@ final class FakeCatalog implements CatalogSource {
             throw e;
         }
         Map<Integer, LiveRelation> out = new HashMap<>();
-        for (LiveRelation r : relations.values()) {
+        for (LiveRelation r0 : relations.values()) {
+            LiveRelation r = filtered(r0);
             if (relOids.contains(r.oid()) || (allIncluded && r.included())) {
                 out.put(r.oid(), r);
             }
         }
         for (LiveRelation r : new ArrayList<>(out.values())) {
             if (r.included() && r.toastRelOid() != 0 && relations.containsKey(r.toastRelOid())) {
-                out.put(r.toastRelOid(), relations.get(r.toastRelOid()));
+                out.put(r.toastRelOid(), filtered(relations.get(r.toastRelOid())));
             }
         }
         return new CatalogSnapshot(lsn, DB, xids, out);
+    }
+
+    /** What {@code filter} decides, instead of each relation's own flag (tables by name, TOAST by owner). */
+    CatalogFilter filter;
+
+    @Override
+    public CatalogSource withFilter(CatalogFilter f) {
+        FakeCatalog view = this;
+        return new CatalogSource() {
+            @Override
+            public CatalogSnapshot load(Set<Integer> relOids, boolean allIncluded) throws SQLException {
+                CatalogFilter saved = view.filter;
+                view.filter = f;
+                try {
+                    return view.load(relOids, allIncluded);
+                } finally {
+                    view.filter = saved;
+                }
+            }
+
+            @Override
+            public CatalogSource withFilter(CatalogFilter other) {
+                return view.withFilter(other);
+            }
+        };
+    }
+
+    private LiveRelation filtered(LiveRelation r) {
+        if (filter == null) {
+            return r;
+        }
+        boolean in;
+        if (r.relkind() == 't') {
+            in = false;
+            for (LiveRelation o : relations.values()) {
+                if (o.toastRelOid() == r.oid() && o.relkind() == 'r') {
+                    in = filter.includes(o.schema(), o.name());
+                }
+            }
+        } else {
+            in = filter.includes(r.schema(), r.name());
+        }
+        return new LiveRelation(r.oid(), r.classXmin(), r.nspXmin(), r.schema(), r.name(), r.relkind(),
+                r.relpersistence(), r.replident(), r.relnatts(), r.locator(), r.toastRelOid(), r.toastClassXmin(), in,
+                r.attributes(), r.indexes());
     }
 
     void put(Rel r) {

@@ -207,6 +207,111 @@ class SnapshotEndToEndTest {
         }
     }
 
+    @Test
+    void tableIncludedWhenTheJobIsRestoredArrivesWholeAndOneExcludedStops() throws Exception {
+        try (E2e e = new E2e("e2e_snapinc")) {
+            String s = e.schema;
+            int rows = 200_000;
+            int docs = 200;
+            LocalPg.exec(e.pg, "CREATE TABLE " + s + ".a (id int PRIMARY KEY, v text)",
+                    "INSERT INTO " + s + ".a SELECT g, 'a' || g FROM generate_series(1, 1000) g",
+                    "CREATE TABLE " + s + ".b (id int PRIMARY KEY, n int, v text, body text)",
+                    // ~40 kB of incompressible text in some rows: out of line, in pg_toast before b is included
+                    "INSERT INTO " + s + ".b SELECT g, 0, 'b' || g, CASE WHEN g <= " + docs + " THEN (SELECT"
+                            + " string_agg(md5(g::text || ':' || i), '') FROM generate_series(1, 1250) i) END"
+                            + " FROM generate_series(1, " + rows + ") g",
+                    "CHECKPOINT");
+            String first = s + "._marker," + s + ".a";
+            String[] opts = {"--snapshot.chunk.pages", "256", "--checkpoint.interval", "1s"};
+            TestMetricReporter.METRICS.clear();
+            JobClient job = e.start(e.config(concat(opts, "--tables.include", first)), null, 0);
+            FlinkTestJobs.awaitTrue(() -> "the first snapshot completes", Duration.ofMinutes(3), () -> {
+                e.failFastIfAJobFailed();
+                return TestMetricReporter.value("complete") == 1;
+            });
+            LocalPg.exec(e.pg, "UPDATE " + s + ".b SET v = 'while excluded' WHERE id % 10 = 0",
+                    "UPDATE " + s + ".a SET v = 'replicated' WHERE id <= 10");
+            e.awaitCaughtUp(Duration.ofMinutes(2));
+            assertEquals(1000, TableComparison.assertEqual(e.pg, e.ch, s, "a"));
+            assertEquals("0", e.ch.queryString("SELECT count() FROM system.tables WHERE database = '" + e.chDatabase
+                    + "' AND name = '" + s + "__b'"), "b is not replicated by the first job");
+            Path savepoints = java.nio.file.Files.createTempDirectory("walshadow-snapinc-sp");
+            String savepoint = job.stopWithSavepoint(false, savepoints.toUri().toString(),
+                    org.apache.flink.core.execution.SavepointFormatType.CANONICAL).get();
+            LocalPg.exec(e.pg, "DELETE FROM " + s + ".b WHERE id % 97 = 0", "UPDATE " + s + ".b SET n = 1 WHERE id <= 50");
+
+            // restored with b included and a excluded; writes to both go on while b is copied
+            AtomicBoolean stop = new AtomicBoolean();
+            AtomicReference<Throwable> error = new AtomicReference<>();
+            AtomicLong writes = new AtomicLong();
+            Thread writer = new Thread(() -> {
+                Random rnd = new Random(7);
+                int next = rows + 1;
+                try (Connection c = LocalPg.connect(); Statement st = c.createStatement()) {
+                    while (!stop.get()) {
+                        int id = 1 + rnd.nextInt(rows);
+                        switch (rnd.nextInt(4)) {
+                            case 0 -> st.execute("INSERT INTO " + s + ".b (id, n, v) VALUES (" + next++ + ", 0, 'new')");
+                            case 1 -> st.execute("DELETE FROM " + s + ".b WHERE id = " + id);
+                            default -> st.execute("UPDATE " + s + ".b SET n = n + 1 WHERE id BETWEEN " + id + " AND "
+                                    + (id + 5));
+                        }
+                        writes.incrementAndGet();
+                        Thread.sleep(2);
+                    }
+                } catch (Throwable t) {
+                    error.set(t);
+                }
+            }, "included-writer");
+            TestMetricReporter.METRICS.clear();
+            JobClient second = e.start(e.config(concat(opts, "--tables.include", s + ".*", "--tables.exclude",
+                    s + ".a")), Path.of(java.net.URI.create(savepoint)), 0);
+            writer.start();
+            // large values of b left unchanged by updates of another column, right after the restore
+            LocalPg.exec(e.pg, "UPDATE " + s + ".b SET n = n + 100 WHERE id <= " + docs,
+                    "UPDATE " + s + ".a SET v = 'after the exclusion' WHERE id <= 10");
+            FlinkTestJobs.awaitTrue(() -> "the snapshot of the newly included table completes (chunks "
+                    + TestMetricReporter.value("chunks_done") + " of " + TestMetricReporter.value("chunks_total") + ")",
+                    Duration.ofMinutes(5), () -> {
+                        e.failFastIfAJobFailed();
+                        return TestMetricReporter.value("complete") == 1;
+                    });
+            stop.set(true);
+            writer.join();
+            if (error.get() != null) {
+                throw new AssertionError("workload failed", error.get());
+            }
+            LocalPg.exec(e.pg, "UPDATE " + s + ".b SET n = n + 1000 WHERE id <= " + docs); // after the copy
+            e.awaitCaughtUp(Duration.ofMinutes(3));
+            assertTrue(writes.get() > 0, "writes ran during the copy");
+            long inPg = Long.parseLong(LocalPg.queryColumn(e.pg, "SELECT count(*) FROM " + s + ".b").get(0));
+            assertEquals(inPg, TableComparison.assertEqual(e.pg, e.ch, s, "b"));
+            assertEquals(1, TestMetricReporter.value("catalog_relations_entered_filter") > 0 ? 1 : 0,
+                    "b entered the filter at the restore");
+            assertTrue(TestMetricReporter.value("catalog_relations_left_filter") > 0, "a left it");
+            // a is no longer replicated: the update after the restore did not arrive, the one before it did
+            assertEquals("replicated", e.ch.queryString("SELECT argMax(v, _lsn) FROM `" + e.chDatabase + "`.`" + s
+                    + "__a` WHERE id = 1"));
+            // b's copy is versioned below every WAL change applied to it, and its old values came from the mirror
+            String version = e.ch.queryString("SELECT min(_lsn) FROM `" + e.chDatabase + "`.`" + s + "__b`");
+            assertTrue(Long.parseLong(version) < Long.parseLong(firstWalLsn(e, "b")), version + " < WAL");
+            long fromMirror = TestMetricReporter.value("toast_values_resolved_mirror");
+            assertTrue(fromMirror >= docs, "unchanged old values came from the mirror seeded at the restore: "
+                    + fromMirror);
+            assertEquals(0, TestMetricReporter.value("toast_values_filled_superseded"), "no value filled");
+            assertEquals(0, TestMetricReporter.value("toast_values_filled_mismatch"), "no value filled");
+            System.out.printf("snapshot e2e: table included at the restore copied (%d rows now, %d concurrent writes,"
+                    + " %d chunks)%n", inPg, writes.get(), TestMetricReporter.value("chunks_total"));
+            second.cancel().get();
+        }
+    }
+
+    private static String[] concat(String[] a, String... b) {
+        String[] out = java.util.Arrays.copyOf(a, a.length + b.length);
+        System.arraycopy(b, 0, out, a.length, b.length);
+        return out;
+    }
+
     /** The smallest _lsn of a WAL change (not the snapshot's) in the table's destination. */
     private static String firstWalLsn(E2e e, String table) {
         return e.ch.queryString("SELECT min(_lsn) FROM `" + e.chDatabase + "`.`" + e.schema + "__" + table

@@ -7,6 +7,7 @@ import io.walshadow.catalog.CatalogSnapshot;
 import io.walshadow.catalog.CatalogTracker;
 import io.walshadow.catalog.DescriptorHistory;
 import io.walshadow.catalog.CatalogAheadException;
+import io.walshadow.catalog.FilterChange;
 import io.walshadow.change.BufferEvent;
 import io.walshadow.change.ColumnDecodeException;
 import io.walshadow.change.RowDecoder;
@@ -117,13 +118,13 @@ public final class WalDecoderFunction extends ProcessFunction<XLogRecord, Buffer
         CatalogLoader loader = new CatalogLoader(catalogConnection, filter);
         CatalogTracker tracker;
         if (restoredHistory != null) {
-            tracker = CatalogTracker.restore(filter, loader, restoredHistory);
-            LOG.info("catalog history restored: {} versions, boundary {}", restoredHistory.versionCount(),
-                    Lsn.format(restoredHistory.lastBoundaryLsn()));
+            tracker = restore(filter, loader);
         } else {
             tracker = seed(filter, loader);
         }
         decoder = new WalChangeDecoder(tracker, rowDecoder());
+        decoder.onFilterChange(changes -> LOG.info("catalog filter is now {}: {}", tracker.filter().spec(),
+                describe(changes)));
         if (restoredCreated != null) {
             decoder.pendingCreated().addAll(restoredCreated);
             decoder.pendingAltered().putAll(restoredAltered);
@@ -141,6 +142,43 @@ public final class WalDecoderFunction extends ProcessFunction<XLogRecord, Buffer
             decoder.restoreXidReference(seedXmax);
         }
         registerMetrics(getRuntimeContext().getMetricGroup().addGroup("decoder"), tracker);
+    }
+
+    /**
+     * A restored history; when the configured filter is not the one the history ends with, the change is scheduled
+     * at the build's start point (the snapshot source copies the newly included tables as of the same point).
+     */
+    private CatalogTracker restore(CatalogFilter filter, CatalogLoader loader) throws SQLException {
+        DescriptorHistory h = restoredHistory;
+        FilterChange change = null;
+        if (!filter.spec().equals(h.finalFilterSpec())) {
+            StartPoint at = start;
+            if (at == null) {
+                try (Connection c = pg.openSql()) {
+                    at = StartPoint.now(c);
+                }
+            }
+            change = new FilterChange(filter.spec(), at.lsn(), at.runningXids());
+        }
+        CatalogTracker t = CatalogTracker.restore(filter, loader, h, change);
+        LOG.info("catalog history restored: {} versions, boundary {}, filter {}{}", h.versionCount(),
+                Lsn.format(h.lastBoundaryLsn()), h.filterSpec(), h.pendingFilters().isEmpty() ? ""
+                        : "; filter changes scheduled: " + h.pendingFilters());
+        return t;
+    }
+
+    private static String describe(List<io.walshadow.catalog.CatalogChange> changes) {
+        StringBuilder in = new StringBuilder();
+        StringBuilder out = new StringBuilder();
+        for (io.walshadow.catalog.CatalogChange c : changes) {
+            if (c.added() && c.after().relkind() == 'r') {
+                in.append(in.length() == 0 ? "" : ", ").append(c.after().qualifiedName());
+            } else if (c.before() != null && c.before().relkind() == 'r' && c.after() == null) {
+                out.append(out.length() == 0 ? "" : ", ").append(c.before().qualifiedName());
+            }
+        }
+        return "now replicated: " + (in.length() == 0 ? "none" : in) + "; no longer replicated: "
+                + (out.length() == 0 ? "none" : out);
     }
 
     private CatalogTracker seed(CatalogFilter filter, CatalogLoader loader) throws SQLException {

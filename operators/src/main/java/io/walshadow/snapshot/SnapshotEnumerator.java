@@ -33,8 +33,13 @@ import org.slf4j.LoggerFactory;
  * each TID range is still read under exactly one snapshot, and the rows carry the same version, so the argument of
  * {@link SnapshotExport} holds per row (docs/architecture.md, "Initial snapshot").
  *
+ * <p><b>Tables included later.</b> The state records the filter the plans cover. A job restored with a filter that
+ * includes more plans another round for the tables it newly includes, versioned just below the build's start point
+ * (where the decoder starts their history): their TOAST chunks first, then their tables, the same rule at a later
+ * point. Unstarted chunks of tables the filter no longer includes are dropped; readers skip such chunks they hold.
+ *
  * <p>Metrics (group {@code snapshot}): gauges {@code chunks_total}, {@code chunks_done}, {@code rows_done} (rows of
- * finished chunks), {@code complete} (1 once over).
+ * finished chunks), {@code complete} (1 once over), counted over every round.
  */
 final class SnapshotEnumerator implements SplitEnumerator<SnapshotSplit, SnapshotEnumeratorState> {
     private static final Logger LOG = LoggerFactory.getLogger(SnapshotEnumerator.class);
@@ -50,7 +55,12 @@ final class SnapshotEnumerator implements SplitEnumerator<SnapshotSplit, Snapsho
     /** Where the TOAST mirrors are; null: none to seed. */
     private final ClickHouseSinkOptions mirrors;
 
+    /** The plan for the configured filter is made (every table it includes has its chunks planned). */
     private boolean planned;
+    /** Spec of the filter whose tables the plans so far cover; null before the first plan. */
+    private String coveredSpec;
+    /** The round being planned adds tables to a finished copy: lock only those. */
+    private boolean lockScopeOnly;
     /** TOAST chunks not known to be finished; table chunks wait until none is left and the marker is written. */
     private final Set<String> toastOutstanding = new java.util.LinkedHashSet<>();
     /** Whether {@code toastOutstanding} is exact: after a restore, once every reader said which chunks it holds. */
@@ -78,19 +88,38 @@ final class SnapshotEnumerator implements SplitEnumerator<SnapshotSplit, Snapsho
         this.context = context;
         this.buildStart = start;
         this.mirrors = mirrors;
-        toastOutstanding.addAll(state.toastOutstanding());
-        reconciled = !state.planned() || state.toastOutstanding().isEmpty();
         this.pg = pg;
         this.filter = filter;
         this.options = options;
-        planned = state.planned();
-        // a plan's rows keep the version it was made with; unplanned, any start point at or after the decoder's works
-        this.start = planned ? new StartPoint(state.startLsn(), state.startXids()) : start;
-        unassigned.addAll(state.unassigned());
+        coveredSpec = state.coveredSpec();
+        if (SnapshotEnumeratorState.COVERED_UNKNOWN.equals(coveredSpec)) {
+            LOG.warn("initial snapshot state of an earlier build does not record its filter: taken as {}", filter);
+            coveredSpec = filter.spec();
+        }
         chunksTotal = state.chunksTotal();
         chunksDone = state.chunksDone();
         rowsDone = state.rowsDone();
-        complete = state.complete() || !options.enabled();
+        boolean refilter = coveredSpec != null && !coveredSpec.equals(filter.spec()) && options.enabled();
+        toastOutstanding.addAll(state.toastOutstanding());
+        for (SnapshotSplit sp : state.unassigned()) {
+            if (!refilter || included(sp)) {
+                unassigned.add(sp);
+            } else {
+                toastOutstanding.remove(sp.splitId()); // no longer included: not read
+                chunksDone++;
+            }
+        }
+        if (refilter) {
+            LOG.info("initial snapshot: the filter changed ({} -> {}): {} unstarted chunks dropped, tables it newly"
+                    + " includes copied as of {}", coveredSpec, filter.spec(), state.unassigned().size()
+                    - unassigned.size(), start);
+        }
+        reconciled = toastOutstanding.isEmpty(); // else: what the readers hold tells which ones finished
+        planned = state.planned() && !refilter;
+        lockScopeOnly = refilter && state.complete();
+        // a plan's rows keep the version it was made with; unplanned, any start point at or after the decoder's works
+        this.start = planned ? new StartPoint(state.startLsn(), state.startXids()) : start;
+        complete = (state.complete() && !refilter) || !options.enabled();
         MetricGroup g = context.metricGroup().addGroup("snapshot");
         g.gauge("chunks_total", () -> chunksTotal);
         g.gauge("chunks_done", () -> chunksDone);
@@ -112,20 +141,34 @@ final class SnapshotEnumerator implements SplitEnumerator<SnapshotSplit, Snapsho
         context.callAsync(this::open, this::opened);
     }
 
-    /** On a worker thread: the export (which may wait for old transactions), and on the first start the plan. */
+    /** Whether the configured filter still includes the chunk's table. */
+    private boolean included(SnapshotSplit sp) {
+        return filter.includes(sp.descriptor().schema(), sp.descriptor().name());
+    }
+
+    /**
+     * On a worker thread: the export (which may wait for old transactions), and, unless planned, the plan of the
+     * tables the filter includes and the plans so far do not cover (all of them the first time).
+     */
     private Opened open() throws SQLException, InterruptedException {
-        SnapshotExport.Opened o = new SnapshotExport(pg, filter, start).open();
+        CatalogFilter covered = coveredSpec == null ? null : CatalogFilter.fromSpec(coveredSpec);
+        java.util.function.Predicate<io.walshadow.catalog.RelationDescriptor> uncovered =
+                d -> covered == null || !covered.includes(d.schema(), d.name());
+        SnapshotExport.Opened o = new SnapshotExport(pg, filter, start, lockScopeOnly ? uncovered : d -> true).open();
         List<SnapshotSplit> plan = null;
+        int tables = o.relations().size();
         if (!planned) {
+            List<io.walshadow.catalog.RelationDescriptor> scope = o.relations().stream().filter(uncovered).toList();
+            tables = scope.size();
             try {
-                plan = SnapshotExport.plan(o.snapshot().connection(), o.relations(), start.snapshotVersion(),
+                plan = SnapshotExport.plan(o.snapshot().connection(), scope, start.snapshotVersion(),
                         options.chunkPages(), mirrors != null);
             } catch (SQLException e) {
                 o.snapshot().close();
                 throw e;
             }
         }
-        return new Opened(o.snapshot(), plan, o.relations().size());
+        return new Opened(o.snapshot(), plan, tables);
     }
 
     private record Opened(ExportedSnapshot snapshot, List<SnapshotSplit> plan, int tables) {}
@@ -136,14 +179,21 @@ final class SnapshotEnumerator implements SplitEnumerator<SnapshotSplit, Snapsho
         }
         snapshot = o.snapshot();
         if (o.plan() != null) {
-            unassigned.addAll(o.plan());
-            chunksTotal = o.plan().size();
+            // TOAST chunks first (table chunks wait for the seed), then chunks left from an earlier plan, then tables
+            List<SnapshotSplit> left = new ArrayList<>(unassigned);
+            unassigned.clear();
+            o.plan().stream().filter(SnapshotSplit::toast).forEach(unassigned::add);
+            unassigned.addAll(left);
+            o.plan().stream().filter(sp -> !sp.toast()).forEach(unassigned::add);
+            boolean first = coveredSpec == null;
+            chunksTotal += o.plan().size();
             planned = true;
+            coveredSpec = filter.spec();
             o.plan().stream().filter(SnapshotSplit::toast).forEach(sp -> toastOutstanding.add(sp.splitId()));
-            reconciled = true;
             LOG.info("initial snapshot: {} TOAST chunks to seed the mirrors with first", toastOutstanding.size());
-            LOG.info("initial snapshot planned: {} tables in {} chunks of up to {} pages, rows versioned {}", o.tables(),
-                    chunksTotal, options.chunkPages(), start.snapshotVersion());
+            LOG.info("{} planned: {} tables in {} chunks of up to {} pages, rows versioned {}", first
+                    ? "initial snapshot" : "snapshot of newly included tables", o.tables(), o.plan().size(),
+                    options.chunkPages(), start.snapshotVersion());
         } else {
             LOG.info("initial snapshot resumed under snapshot {}: {} of {} chunks done, {} not started", snapshot.id(),
                     chunksDone, chunksTotal, unassigned.size());
@@ -286,7 +336,7 @@ final class SnapshotEnumerator implements SplitEnumerator<SnapshotSplit, Snapsho
         }
         return new SnapshotEnumeratorState(planned ? start.lsn() : 0, planned ? start.xids() : "", planned,
                 new ArrayList<>(unassigned), chunksTotal, chunksDone, rowsDone,
-                complete, new ArrayList<>(toastOutstanding));
+                complete, new ArrayList<>(toastOutstanding), coveredSpec);
     }
 
     @Override

@@ -17,6 +17,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.function.Predicate;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -37,11 +38,14 @@ final class SnapshotExport {
     private final PgConnectionConfig pg;
     private final CatalogFilter filter;
     private final StartPoint start;
+    private final Predicate<RelationDescriptor> lock;
 
-    SnapshotExport(PgConnectionConfig pg, CatalogFilter filter, StartPoint start) {
+    /** @param lock which of the included tables to lock (and return): those the copy reads */
+    SnapshotExport(PgConnectionConfig pg, CatalogFilter filter, StartPoint start, Predicate<RelationDescriptor> lock) {
         this.pg = pg;
         this.filter = filter;
         this.start = start;
+        this.lock = lock;
     }
 
     /** Waits for the start point's transactions, locks the included tables, exports the snapshot. */
@@ -114,7 +118,7 @@ final class SnapshotExport {
         for (LiveRelation r : cat.relations().values()) {
             if (r.included() && r.relkind() == 'r') {
                 RelationDescriptor d = LiveDescriptors.of(r, cat.lsn());
-                if (d != null) {
+                if (d != null && lock.test(d)) {
                     out.put(r.oid(), d);
                 }
             }

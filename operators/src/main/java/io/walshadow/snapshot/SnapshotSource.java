@@ -55,7 +55,9 @@ public final class SnapshotSource implements Source<BufferEvent, SnapshotSplit, 
     @Override
     public SourceReader<BufferEvent, SnapshotSplit> createReader(SourceReaderContext context) {
         SnapshotName name = new SnapshotName();
-        return new SnapshotSourceReader(() -> new SnapshotSplitReader(pg, options.fetchRows(), name, mirrors), name, context);
+        CatalogFilter filter = CatalogFilter.parse(include, exclude);
+        return new SnapshotSourceReader(() -> new SnapshotSplitReader(pg, filter, options.fetchRows(), name, mirrors),
+                name, context);
     }
 
     @Override

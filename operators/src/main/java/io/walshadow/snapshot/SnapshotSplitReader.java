@@ -1,5 +1,6 @@
 package io.walshadow.snapshot;
 
+import io.walshadow.catalog.CatalogFilter;
 import io.walshadow.change.BufferEvent;
 import io.walshadow.sink.ClickHouseSinkOptions;
 import io.walshadow.pg.PgConnectionConfig;
@@ -27,6 +28,8 @@ final class SnapshotSplitReader implements SplitReader<BufferEvent, SnapshotSpli
     private static final Logger LOG = LoggerFactory.getLogger(SnapshotSplitReader.class);
 
     private final PgConnectionConfig pg;
+    /** The configured filter: a restored chunk of a table it no longer includes is skipped. */
+    private final CatalogFilter filter;
     private final int fetchRows;
     private final SnapshotName name;
     private final Deque<SnapshotSplit> splits = new ArrayDeque<>();
@@ -42,8 +45,10 @@ final class SnapshotSplitReader implements SplitReader<BufferEvent, SnapshotSpli
     /** Seeds the TOAST mirrors (null: no mirrors, no TOAST chunks planned). */
     private final ToastSeeder seeder;
 
-    SnapshotSplitReader(PgConnectionConfig pg, int fetchRows, SnapshotName name, ClickHouseSinkOptions clickhouse) {
+    SnapshotSplitReader(PgConnectionConfig pg, CatalogFilter filter, int fetchRows, SnapshotName name,
+                        ClickHouseSinkOptions clickhouse) {
         this.pg = pg;
+        this.filter = filter;
         this.seeder = clickhouse == null ? null : new ToastSeeder(clickhouse);
         this.fetchRows = fetchRows;
         this.name = name;
@@ -62,6 +67,14 @@ final class SnapshotSplitReader implements SplitReader<BufferEvent, SnapshotSpli
                 if (current == null) {
                     return out.build();
                 }
+            }
+            if (cursor == null && !filter.includes(current.descriptor().schema(), current.descriptor().name())) {
+                // the job was restored with a filter that excludes it: the decoder stops replicating it too
+                LOG.info("initial snapshot: {} is no longer included (tables.include / tables.exclude), chunk {}"
+                        + " skipped", current.descriptor().qualifiedName(), current.splitId());
+                out.addFinishedSplit(current.splitId());
+                current = null;
+                return out.build();
             }
             if (cursor == null) {
                 if (reader == null || !id.equals(readerSnapshot)) {

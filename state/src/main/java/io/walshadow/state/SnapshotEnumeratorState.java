@@ -16,15 +16,21 @@ import java.util.List;
  * @param complete every chunk finished and a checkpoint after the last one completed
  * @param toastOutstanding split ids of TOAST chunks not known to be finished (the mirrors are seeded when empty;
  *     after a restore, chunks no reader holds any more finished before the readers' checkpoint)
+ * @param coveredSpec the catalog filter (its spec) whose tables the plans so far copy, null before the first plan;
+ *     a restore with another filter plans the tables it newly includes. {@link #COVERED_UNKNOWN} for a state of
+ *     format version 1, which did not record it
  */
 public record SnapshotEnumeratorState(long startLsn, String startXids, boolean planned, List<SnapshotSplit> unassigned, int chunksTotal, int chunksDone,
-                                      long rowsDone, boolean complete, List<String> toastOutstanding) {
+                                      long rowsDone, boolean complete, List<String> toastOutstanding, String coveredSpec) {
+    /** The filter the plan was made with is not recorded (state version 1). */
+    public static final String COVERED_UNKNOWN = "(not recorded)";
+
     public SnapshotEnumeratorState {
         unassigned = List.copyOf(unassigned);
         toastOutstanding = List.copyOf(toastOutstanding);
     }
 
     public static SnapshotEnumeratorState initial() {
-        return new SnapshotEnumeratorState(0, "", false, List.of(), 0, 0, 0, false, List.of());
+        return new SnapshotEnumeratorState(0, "", false, List.of(), 0, 0, 0, false, List.of(), null);
     }
 }

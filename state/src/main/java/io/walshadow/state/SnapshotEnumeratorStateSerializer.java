@@ -10,10 +10,11 @@ import org.apache.flink.core.memory.DataOutputSerializer;
 /**
  * Versioned form of {@link SnapshotEnumeratorState}. Version 1: start LSN and running xids (Flink StringValue), planned, complete, chunks total and done, rows done,
  * the unassigned splits ({@link SnapshotSplitSerializer} version 1), the outstanding TOAST split ids (count, strings).
+ * Version 2 appends the covered filter spec (bool present, string).
  */
 public final class SnapshotEnumeratorStateSerializer implements SimpleVersionedSerializer<SnapshotEnumeratorState> {
     public static final SnapshotEnumeratorStateSerializer INSTANCE = new SnapshotEnumeratorStateSerializer();
-    static final int VERSION = 1;
+    static final int VERSION = 2;
 
     @Override
     public int getVersion() {
@@ -38,13 +39,17 @@ public final class SnapshotEnumeratorStateSerializer implements SimpleVersionedS
         for (String id : s.toastOutstanding()) {
             out.writeUTF(id);
         }
+        out.writeBoolean(s.coveredSpec() != null);
+        if (s.coveredSpec() != null) {
+            Wire.writeString(out, s.coveredSpec());
+        }
         return out.getCopyOfBuffer();
     }
 
     @Override
     public SnapshotEnumeratorState deserialize(int version, byte[] serialized) throws IOException {
-        if (version != VERSION) {
-            throw new IOException("unknown snapshot enumerator state version " + version + " (this build reads "
+        if (version < 1 || version > VERSION) {
+            throw new IOException("unknown snapshot enumerator state version " + version + " (this build reads 1 to "
                     + VERSION + ")");
         }
         DataInputDeserializer in = new DataInputDeserializer(serialized);
@@ -71,6 +76,13 @@ public final class SnapshotEnumeratorStateSerializer implements SimpleVersionedS
         for (int i = 0; i < t; i++) {
             toast.add(in.readUTF());
         }
-        return new SnapshotEnumeratorState(startLsn, startXids, planned, unassigned, total, done, rows, complete, toast);
+        String covered;
+        if (version >= 2) {
+            covered = in.readBoolean() ? Wire.readString(in) : null;
+        } else {
+            covered = planned ? SnapshotEnumeratorState.COVERED_UNKNOWN : null;
+        }
+        return new SnapshotEnumeratorState(startLsn, startXids, planned, unassigned, total, done, rows, complete, toast,
+                covered);
     }
 }
