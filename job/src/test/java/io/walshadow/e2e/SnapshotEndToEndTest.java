@@ -306,6 +306,59 @@ class SnapshotEndToEndTest {
         }
     }
 
+    @Test
+    void killedWhileCopyingANewlyIncludedTableResumesWithoutCopyingAChunkTwice() throws Exception {
+        try (E2e e = new E2e("e2e_snapinckill")) {
+            String s = e.schema;
+            long rows = 300_000;
+            LocalPg.exec(e.pg, "CREATE TABLE " + s + ".a (id int PRIMARY KEY)", "INSERT INTO " + s + ".a VALUES (1)",
+                    "CREATE TABLE " + s + ".b (id int PRIMARY KEY, pad text)",
+                    "INSERT INTO " + s + ".b SELECT g, repeat('x', 100) || g FROM generate_series(1, " + rows + ") g",
+                    "CHECKPOINT");
+            String[] opts = {"--snapshot.chunk.pages", "200", "--snapshot.fetch.rows", "500", "--checkpoint.interval",
+                    "1s", "--snapshot.parallelism", "1"};
+            TestMetricReporter.METRICS.clear();
+            JobClient job = e.start(e.config(concat(opts, "--tables.include", s + "._marker," + s + ".a")), null, 0);
+            FlinkTestJobs.awaitTrue(() -> "the first snapshot completes", Duration.ofMinutes(3), () -> {
+                e.failFastIfAJobFailed();
+                return TestMetricReporter.value("complete") == 1;
+            });
+            e.awaitCaughtUp(Duration.ofMinutes(2));
+            long firstChunks = TestMetricReporter.value("chunks_total");
+            Path savepoints = java.nio.file.Files.createTempDirectory("walshadow-snapinckill-sp");
+            Path savepoint = Path.of(java.net.URI.create(job.stopWithSavepoint(false, savepoints.toUri().toString(),
+                    org.apache.flink.core.execution.SavepointFormatType.CANONICAL).get()));
+            try (var old = java.nio.file.Files.walk(e.checkpoints)) { // the restored job's checkpoints only, below
+                old.sorted(java.util.Comparator.reverseOrder()).filter(p -> !p.equals(e.checkpoints))
+                        .forEach(p -> p.toFile().delete());
+            }
+            String[] widened = concat(opts, "--tables.include", s + ".*");
+            e.ch.execute("SYSTEM STOP MERGES"); // a row copied twice would stay visible as two rows
+            try {
+                Path checkpoint = killMidSnapshot(e, widened, savepoint, (int) firstChunks + 3);
+                long total = TestMetricReporter.value("chunks_total");
+                assertTrue(TestMetricReporter.value("chunks_done") < total, "killed before the end of the copy");
+                JobClient third = e.start(e.config(widened), checkpoint, 0);
+                FlinkTestJobs.awaitTrue(() -> "the resumed copy completes", Duration.ofMinutes(5), () -> {
+                    e.failFastIfAJobFailed();
+                    return TestMetricReporter.value("complete") == 1;
+                });
+                LocalPg.exec(e.pg, "UPDATE " + s + ".b SET pad = 'after' WHERE id <= 100");
+                e.awaitCaughtUp(Duration.ofMinutes(3));
+                assertEquals(total, TestMetricReporter.value("chunks_total"), "the resumed job keeps the round's plan");
+                String dest = "`" + e.chDatabase + "`.`" + s + "__b`";
+                assertEquals(String.valueOf(rows), e.ch.queryString("SELECT count() FROM " + dest + " WHERE _xid = 0"));
+                assertEquals(String.valueOf(rows), e.ch.queryString("SELECT uniqExact(id) FROM " + dest + " WHERE _xid = 0"));
+                e.ch.execute("SYSTEM START MERGES");
+                assertEquals(rows, TableComparison.assertEqual(e.pg, e.ch, s, "b"));
+                assertEquals(1, TableComparison.assertEqual(e.pg, e.ch, s, "a"));
+                third.cancel().get();
+            } finally {
+                e.ch.execute("SYSTEM START MERGES");
+            }
+        }
+    }
+
     private static String[] concat(String[] a, String... b) {
         String[] out = java.util.Arrays.copyOf(a, a.length + b.length);
         System.arraycopy(b, 0, out, a.length, b.length);
@@ -351,8 +404,13 @@ class SnapshotEndToEndTest {
      * completed; returns its latest completed checkpoint.
      */
     private static Path killMidSnapshot(E2e e, String[] opts, int margin) throws Exception {
+        return killMidSnapshot(e, opts, null, margin);
+    }
+
+    /** As {@link #killMidSnapshot(E2e, String[], int)}, the job restored from {@code restoreFrom} (null: fresh). */
+    private static Path killMidSnapshot(E2e e, String[] opts, Path restoreFrom, int margin) throws Exception {
         TestMetricReporter.METRICS.clear();
-        JobClient job = e.start(e.config(opts), null, 0);
+        JobClient job = e.start(e.config(opts), restoreFrom, 0);
         FlinkTestJobs.awaitTrue(() -> "some chunks are done and checkpointed", Duration.ofMinutes(3), () -> {
             e.failFastIfAJobFailed();
             long done = TestMetricReporter.value("chunks_done");
