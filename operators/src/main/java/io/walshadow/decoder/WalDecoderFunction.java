@@ -55,7 +55,9 @@ import org.slf4j.LoggerFactory;
  *
  * <p>On the very first start the history is seeded from the live catalog: the snapshot is taken before the
  * insert position is read, and the history answers from that position on; records before it are skipped and
- * counted ({@code decoder_skipped_before_history}).
+ * counted ({@code decoder_skipped_before_history}). Restored with another table filter, it schedules the change at
+ * the build's start point (where the snapshot source copies the tables it newly includes) and makes it when the
+ * stream gets there ({@link CatalogTracker#reach}).
  */
 public final class WalDecoderFunction extends ProcessFunction<XLogRecord, BufferEvent> implements CheckpointedFunction {
     private static final long serialVersionUID = 1L;

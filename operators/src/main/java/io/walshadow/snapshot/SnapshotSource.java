@@ -23,6 +23,7 @@ import org.apache.flink.core.io.SimpleVersionedSerializer;
  * FLIP-27 source of the initial snapshot: the included tables' rows as of one exported snapshot, in TID-range
  * chunks read in parallel, as sink-ready inserts versioned just below the start point (see {@link SnapshotExport}).
  * Its enumerator state records the plan and progress; each reader's split state, how far into its chunk it got.
+ * Restored with a table filter that includes more, it copies the tables newly included (see {@link SnapshotEnumerator}).
  */
 public final class SnapshotSource implements Source<BufferEvent, SnapshotSplit, SnapshotEnumeratorState>,
         ResultTypeQueryable<BufferEvent> {
