@@ -28,10 +28,14 @@ public record StartPoint(long lsn, String xids) implements Serializable {
         }
     }
 
-    /** Here and now: {@code pg_current_snapshot()}, then the insert LSN (every xid it shows complete is below it). */
+    /**
+     * Here and now: {@code pg_current_snapshot()}, then the insert LSN (every xid it shows complete is below it); on
+     * a standby, the replay LSN (its snapshot shows complete what it has replayed the commit of).
+     */
     public static StartPoint now(Connection c) throws SQLException {
         try (Statement st = c.createStatement();
-             ResultSet rs = st.executeQuery("SELECT pg_current_snapshot()::text, pg_current_wal_insert_lsn()::text")) {
+             ResultSet rs = st.executeQuery("SELECT pg_current_snapshot()::text, (CASE WHEN pg_is_in_recovery()"
+                     + " THEN pg_last_wal_replay_lsn() ELSE pg_current_wal_insert_lsn() END)::text")) {
             rs.next();
             return new StartPoint(Lsn.parse(rs.getString(2)), rs.getString(1));
         }
