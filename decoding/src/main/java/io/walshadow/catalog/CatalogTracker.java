@@ -186,14 +186,8 @@ public final class CatalogTracker {
         IntPredicate vis = x -> v.isVisible(x) || running.completed(x);
         Boundary b = new Boundary(f.lsn(), vis, Set.of(), Set.of(), Set.of());
         Set<Integer> request = new TreeSet<>(history.trackedRelations());
-        CatalogSnapshot snap = loadShowingWith(nextSource, request, f.lsn());
-        counters.catalogRefreshes++;
-        Set<Integer> subjects = new TreeSet<>(request);
-        subjects.addAll(snap.relations().keySet());
-        List<CatalogChange> changes = new ArrayList<>();
-        for (int oid : subjects) {
-            apply(oid, snap.relations().get(oid), b, changes);
-        }
+        List<CatalogChange> changes = applyLoaded(request,
+                loadShowing(nextSource, request, true, f.lsn(), XidVisibility.INVALID), b);
         filter = next;
         source = nextSource;
         history.appliedFilter(f);
@@ -206,16 +200,6 @@ public final class CatalogTracker {
             }
         }
         return changes;
-    }
-
-    private CatalogSnapshot loadShowingWith(CatalogSource with, Set<Integer> request, long lsn) throws SQLException {
-        CatalogSource saved = source;
-        source = with;
-        try {
-            return loadShowing(request, true, lsn, XidVisibility.INVALID);
-        } finally {
-            source = saved;
-        }
     }
 
     /** Applies a commit record. Returns the relations whose state changed at it. */
@@ -316,7 +300,11 @@ public final class CatalogTracker {
                 }
             }
         }
-        CatalogSnapshot snap = loadShowing(request, all, b.lsn(), committingXid);
+        return applyLoaded(request, loadShowing(source, request, all, b.lsn(), committingXid), b);
+    }
+
+    /** Re-resolves the requested relations and every relation the load returned at the boundary. */
+    private List<CatalogChange> applyLoaded(Set<Integer> request, CatalogSnapshot snap, Boundary b) {
         counters.catalogRefreshes++;
         Set<Integer> subjects = new TreeSet<>(request);
         subjects.addAll(snap.relations().keySet());
@@ -328,10 +316,10 @@ public final class CatalogTracker {
     }
 
     /** Loads, retrying while the snapshot does not show the boundary yet. */
-    private CatalogSnapshot loadShowing(Set<Integer> request, boolean all, long lsn, int committingXid)
-            throws SQLException {
+    private CatalogSnapshot loadShowing(CatalogSource from, Set<Integer> request, boolean all, long lsn,
+                                        int committingXid) throws SQLException {
         for (int attempt = 0; ; attempt++) {
-            CatalogSnapshot s = source.load(request, all);
+            CatalogSnapshot s = from.load(request, all);
             if (s.dbOid() != history.dbOid()) {
                 throw new IllegalStateException("the catalog source reads database oid "
                         + Integer.toUnsignedString(s.dbOid()) + ", the descriptor history is for "

@@ -62,11 +62,7 @@ class SnapshotEndToEndTest {
             JobClient job = e.start(e.config("--snapshot.chunk.pages", String.valueOf(Math.max(64, ROWS / 4000)),
                     "--checkpoint.interval", "2s"), null, 0);
             writer.start();
-            FlinkTestJobs.awaitTrue(() -> "the snapshot completes (chunks " + TestMetricReporter.value("chunks_done")
-                    + " of " + TestMetricReporter.value("chunks_total") + ")", Duration.ofMinutes(20), () -> {
-                        e.failFastIfAJobFailed();
-                        return TestMetricReporter.value("complete") == 1;
-                    });
+            awaitSnapshotComplete(e, Duration.ofMinutes(20));
             double copySeconds = (System.nanoTime() - started) / 1e9;
             stop.set(true);
             writer.join();
@@ -140,10 +136,7 @@ class SnapshotEndToEndTest {
                 assertTrue(doneAtKill < total, "killed before the end: " + doneAtKill + " of " + total);
 
                 JobClient second = e.start(e.config(opts), checkpoint, 0);
-                FlinkTestJobs.awaitTrue(() -> "the resumed snapshot completes", Duration.ofMinutes(5), () -> {
-                    e.failFastIfAJobFailed();
-                    return TestMetricReporter.value("complete") == 1;
-                });
+                awaitSnapshotComplete(e, Duration.ofMinutes(5));
                 e.awaitCaughtUp(Duration.ofMinutes(3));
                 assertEquals(total, TestMetricReporter.value("chunks_total"), "the resumed job keeps the plan");
                 String dest = "`" + e.chDatabase + "`.`" + s + "__t`";
@@ -186,10 +179,7 @@ class SnapshotEndToEndTest {
                 }
                 st.execute("UPDATE " + s + ".plain SET note = 'changed'");
             }
-            FlinkTestJobs.awaitTrue(() -> "the snapshot completes", Duration.ofMinutes(5), () -> {
-                e.failFastIfAJobFailed();
-                return TestMetricReporter.value("complete") == 1;
-            });
+            awaitSnapshotComplete(e, Duration.ofMinutes(5));
             try (Connection c = LocalPg.connect(); Statement st = c.createStatement()) {
                 st.execute("UPDATE " + s + ".docs SET n = n + 10 WHERE id % 2 = 0"); // after the copy
             }
@@ -198,8 +188,7 @@ class SnapshotEndToEndTest {
             assertEquals(1, TableComparison.assertEqual(e.pg, e.ch, s, "plain"));
             long fromMirror = TestMetricReporter.value("toast_values_resolved_mirror");
             assertTrue(fromMirror >= rows, "unchanged old values came from the seeded mirror: " + fromMirror);
-            assertEquals(0, TestMetricReporter.value("toast_values_filled_superseded"), "no value filled");
-            assertEquals(0, TestMetricReporter.value("toast_values_filled_mismatch"), "no value filled");
+            assertNoToastValueFilled();
             // the mirror holds each chunk once at the snapshot's version (merges may fold copies; count distinct TIDs)
             assertEquals(String.valueOf(toastRows), e.ch.queryString("SELECT uniqExact(blkno, offnum) FROM `"
                     + e.chDatabase + "`.`pg_toast_" + toastOid + "` WHERE _lsn < " + firstWalLsn(e, "docs")));
@@ -225,10 +214,7 @@ class SnapshotEndToEndTest {
             String[] opts = {"--snapshot.chunk.pages", "256", "--checkpoint.interval", "1s"};
             TestMetricReporter.METRICS.clear();
             JobClient job = e.start(e.config(concat(opts, "--tables.include", first)), null, 0);
-            FlinkTestJobs.awaitTrue(() -> "the first snapshot completes", Duration.ofMinutes(3), () -> {
-                e.failFastIfAJobFailed();
-                return TestMetricReporter.value("complete") == 1;
-            });
+            awaitSnapshotComplete(e, Duration.ofMinutes(3));
             LocalPg.exec(e.pg, "UPDATE " + s + ".b SET v = 'while excluded' WHERE id % 10 = 0",
                     "UPDATE " + s + ".a SET v = 'replicated' WHERE id <= 10");
             e.awaitCaughtUp(Duration.ofMinutes(2));
@@ -270,12 +256,7 @@ class SnapshotEndToEndTest {
             // large values of b left unchanged by updates of another column, right after the restore
             LocalPg.exec(e.pg, "UPDATE " + s + ".b SET n = n + 100 WHERE id <= " + docs,
                     "UPDATE " + s + ".a SET v = 'after the exclusion' WHERE id <= 10");
-            FlinkTestJobs.awaitTrue(() -> "the snapshot of the newly included table completes (chunks "
-                    + TestMetricReporter.value("chunks_done") + " of " + TestMetricReporter.value("chunks_total") + ")",
-                    Duration.ofMinutes(5), () -> {
-                        e.failFastIfAJobFailed();
-                        return TestMetricReporter.value("complete") == 1;
-                    });
+            awaitSnapshotComplete(e, Duration.ofMinutes(5)); // every round: the newly included table's too
             stop.set(true);
             writer.join();
             if (error.get() != null) {
@@ -298,8 +279,7 @@ class SnapshotEndToEndTest {
             long fromMirror = TestMetricReporter.value("toast_values_resolved_mirror");
             assertTrue(fromMirror >= docs, "unchanged old values came from the mirror seeded at the restore: "
                     + fromMirror);
-            assertEquals(0, TestMetricReporter.value("toast_values_filled_superseded"), "no value filled");
-            assertEquals(0, TestMetricReporter.value("toast_values_filled_mismatch"), "no value filled");
+            assertNoToastValueFilled();
             System.out.printf("snapshot e2e: table included at the restore copied (%d rows now, %d concurrent writes,"
                     + " %d chunks)%n", inPg, writes.get(), TestMetricReporter.value("chunks_total"));
             second.cancel().get();
@@ -319,10 +299,7 @@ class SnapshotEndToEndTest {
                     "1s", "--snapshot.parallelism", "1"};
             TestMetricReporter.METRICS.clear();
             JobClient job = e.start(e.config(concat(opts, "--tables.include", s + "._marker," + s + ".a")), null, 0);
-            FlinkTestJobs.awaitTrue(() -> "the first snapshot completes", Duration.ofMinutes(3), () -> {
-                e.failFastIfAJobFailed();
-                return TestMetricReporter.value("complete") == 1;
-            });
+            awaitSnapshotComplete(e, Duration.ofMinutes(3));
             e.awaitCaughtUp(Duration.ofMinutes(2));
             long firstChunks = TestMetricReporter.value("chunks_total");
             Path savepoints = java.nio.file.Files.createTempDirectory("walshadow-snapinckill-sp");
@@ -339,10 +316,7 @@ class SnapshotEndToEndTest {
                 long total = TestMetricReporter.value("chunks_total");
                 assertTrue(TestMetricReporter.value("chunks_done") < total, "killed before the end of the copy");
                 JobClient third = e.start(e.config(widened), checkpoint, 0);
-                FlinkTestJobs.awaitTrue(() -> "the resumed copy completes", Duration.ofMinutes(5), () -> {
-                    e.failFastIfAJobFailed();
-                    return TestMetricReporter.value("complete") == 1;
-                });
+                awaitSnapshotComplete(e, Duration.ofMinutes(5));
                 LocalPg.exec(e.pg, "UPDATE " + s + ".b SET pad = 'after' WHERE id <= 100");
                 e.awaitCaughtUp(Duration.ofMinutes(3));
                 assertEquals(total, TestMetricReporter.value("chunks_total"), "the resumed job keeps the round's plan");
@@ -357,6 +331,20 @@ class SnapshotEndToEndTest {
                 e.ch.execute("SYSTEM START MERGES");
             }
         }
+    }
+
+    private static void assertNoToastValueFilled() {
+        assertEquals(0, TestMetricReporter.value("toast_values_filled_superseded"), "no value filled");
+        assertEquals(0, TestMetricReporter.value("toast_values_filled_mismatch"), "no value filled");
+    }
+
+    /** Waits until the snapshot metrics say the copy (every round so far) is over. */
+    private static void awaitSnapshotComplete(E2e e, Duration timeout) throws Exception {
+        FlinkTestJobs.awaitTrue(() -> "the snapshot completes (chunks " + TestMetricReporter.value("chunks_done")
+                + " of " + TestMetricReporter.value("chunks_total") + ")", timeout, () -> {
+                    e.failFastIfAJobFailed();
+                    return TestMetricReporter.value("complete") == 1;
+                });
     }
 
     private static String[] concat(String[] a, String... b) {
