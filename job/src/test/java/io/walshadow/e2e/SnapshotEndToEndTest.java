@@ -353,6 +353,72 @@ class SnapshotEndToEndTest {
         return out;
     }
 
+    @Test
+    void rowsWaitingForASlowToastSeedAreHeldWhileCheckpointsGoOnAndSurviveARestore() throws Exception {
+        try (E2e e = new E2e("e2e_snapseedwait")) {
+            String s = e.schema;
+            int rows = 60;
+            LocalPg.exec(e.pg, "CREATE TABLE " + s + ".docs (id int PRIMARY KEY, n int, body text)",
+                    "INSERT INTO " + s + ".docs SELECT g, 0, (SELECT string_agg(md5(g::text || ':' || i), '')"
+                            + " FROM generate_series(1, 1250) i) FROM generate_series(1, " + rows + ") g",
+                    "CHECKPOINT");
+            long seedMs = 20_000; // longer than a few checkpoint intervals: a blocked stage would stall them
+            java.util.concurrent.atomic.AtomicBoolean slowed = new java.util.concurrent.atomic.AtomicBoolean();
+            io.walshadow.clickhouse.Faults.install(point -> {
+                if (point.equals("snapshot.toast.seed") && slowed.compareAndSet(false, true)) {
+                    try {
+                        Thread.sleep(seedMs);
+                    } catch (InterruptedException ie) {
+                        Thread.currentThread().interrupt();
+                    }
+                }
+            });
+            try {
+                TestMetricReporter.METRICS.clear();
+                JobClient job = e.start(e.config("--checkpoint.interval", "1s"), null, 0);
+                // unchanged large values: the rows need the seed, which is held up
+                LocalPg.exec(e.pg, "UPDATE " + s + ".docs SET n = n + 1");
+                FlinkTestJobs.awaitTrue(() -> "rows held for the seed", Duration.ofMinutes(2), () -> {
+                    e.failFastIfAJobFailed();
+                    return TestMetricReporter.value("toast_held_for_seed") > 0;
+                });
+                long[] ids = {-1, -1}; // the first checkpoint seen while held, the latest
+                FlinkTestJobs.awaitTrue(() -> "checkpoints complete while rows are held (" + ids[0] + ", " + ids[1]
+                        + ")", Duration.ofSeconds(15), () -> {
+                            e.failFastIfAJobFailed();
+                            ids[1] = checkpointId(e);
+                            if (ids[0] < 0) {
+                                ids[0] = ids[1];
+                            }
+                            return ids[0] >= 0 && ids[1] >= ids[0] + 3;
+                        });
+                long held = TestMetricReporter.value("toast_held_for_seed");
+                assertTrue(held > 0, "still held: the seed is not done");
+                // killed while holding: the held rows are in the checkpoint, and the restored job resumes them
+                job.cancel().get();
+                TestMetricReporter.METRICS.clear();
+                job = e.start(e.config("--checkpoint.interval", "1s"), latestCheckpoint(e.checkpoints), 0);
+                awaitSnapshotComplete(e, Duration.ofMinutes(3));
+                e.awaitCaughtUp(Duration.ofMinutes(2));
+                assertEquals(0, TestMetricReporter.value("toast_held_for_seed"));
+                assertEquals(rows, TableComparison.assertEqual(e.pg, e.ch, s, "docs"));
+                assertTrue(TestMetricReporter.value("toast_values_resolved_mirror") >= rows);
+                assertNoToastValueFilled();
+                System.out.printf("snapshot e2e: %d events held for a slowed TOAST seed while checkpoints %d..%d"
+                        + " completed, then a restore%n", held, ids[0], ids[1]);
+                job.cancel().get();
+            } finally {
+                io.walshadow.clickhouse.Faults.install(null);
+            }
+        }
+    }
+
+    /** The newest completed checkpoint's id, -1 while there is none. */
+    private static long checkpointId(E2e e) {
+        Path p = latestCheckpoint(e.checkpoints);
+        return p == null ? -1 : Long.parseLong(p.getFileName().toString().substring("chk-".length()));
+    }
+
     /** The smallest _lsn of a WAL change (not the snapshot's) in the table's destination. */
     private static String firstWalLsn(E2e e, String table) {
         return e.ch.queryString("SELECT min(_lsn) FROM `" + e.chDatabase + "`.`" + e.schema + "__" + table

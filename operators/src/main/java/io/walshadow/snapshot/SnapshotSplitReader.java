@@ -150,6 +150,7 @@ final class SnapshotSplitReader implements SplitReader<BufferEvent, SnapshotSpli
             rs.next();
             table = rs.getString(1);
         }
+        io.walshadow.clickhouse.Faults.at("snapshot.toast.seed");
         long started = System.nanoTime();
         try (SnapshotChunkReader.Cursor c = reader.cursor(table, "chunk_id, chunk_seq, chunk_data",
                 new TidRange(split.fromBlock(), split.toBlock()), -1, 0, fetchRows)) {

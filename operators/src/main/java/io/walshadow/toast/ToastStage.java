@@ -53,7 +53,14 @@ import org.slf4j.LoggerFactory;
  *
  * <p>In mode {@code disabled} only the drained transaction's own chunks count, and they are cleared at its commit.
  *
- * <p>Metrics (group {@code toast}): the counters of {@link ToastCounters}, and the gauge {@code toast_buffered_chunks}.
+ * <p><b>Waiting for the initial snapshot's TOAST seed.</b> A mirror lookup that comes back short before the seed
+ * marker is in ClickHouse may be for a value older than the job, which only the seed brings. Then the stage holds
+ * that row, and everything drained after it, in keyed state (in drain order) and looks for the marker on a timer;
+ * checkpoints go on meanwhile (the held events are in them). Once the marker is there, the held events are
+ * processed in slices of {@link #RESUME_SLICE}, so a long hold does not block the task in one piece either.
+ *
+ * <p>Metrics (group {@code toast}): the counters of {@link ToastCounters}, and the gauges {@code toast_buffered_chunks}
+ * and {@code toast_held_for_seed} (events held until the seed is done).
  */
 public final class ToastStage extends KeyedProcessFunction<Integer, Drained, Drained> {
     private static final long serialVersionUID = 1L;
@@ -87,6 +94,16 @@ public final class ToastStage extends KeyedProcessFunction<Integer, Drained, Dra
     private transient List<Queued> queue;
     private transient int pendingRows;
     private transient long pendingBytes;
+    /** Events held for the seed, by sequence number in [heldHead, heldTail) (keyed state: checkpointed). */
+    private transient MapState<Long, Drained> held;
+    private transient org.apache.flink.api.common.state.ValueState<long[]> heldRange;
+    /** The held range, cached (read from state at the first element or timer after a restore); null until then. */
+    private transient long[] range;
+    private transient volatile long heldCount;
+    private transient long heldSince;
+    private transient long heldLogged;
+    /** Held events are being processed (none is held again, the seed being done). */
+    private transient boolean resuming;
 
     /**
      * @param fetchBatchBytes raw bytes of values that rows held for one batched mirror fetch may wait for (the
@@ -114,6 +131,10 @@ public final class ToastStage extends KeyedProcessFunction<Integer, Drained, Dra
                 Types.TUPLE(Types.INT, Types.INT, Types.INT),
                 Types.TUPLE(Types.LONG, Types.LONG, Types.PRIMITIVE_ARRAY(Types.BYTE))));
         mirrors = getRuntimeContext().getMapState(new MapStateDescriptor<>("toast-mirrors", Types.INT, Types.BOOLEAN));
+        held = getRuntimeContext().getMapState(new MapStateDescriptor<>("toast-held-for-seed", Types.LONG,
+                io.walshadow.state.DrainedSerializer.typeInfo()));
+        heldRange = getRuntimeContext().getState(new org.apache.flink.api.common.state.ValueStateDescriptor<>(
+                "toast-held-range", org.apache.flink.api.common.typeinfo.PrimitiveArrayTypeInfo.LONG_PRIMITIVE_ARRAY_TYPE_INFO));
         counters = new ToastCounters();
         bufferedChunks = -1;
         warnedCreated = new HashSet<>();
@@ -123,6 +144,7 @@ public final class ToastStage extends KeyedProcessFunction<Integer, Drained, Dra
             g.gauge(name, () -> counters.asMap().get(name));
         }
         g.gauge("toast_buffered_chunks", () -> bufferedChunks);
+        g.gauge("toast_held_for_seed", () -> heldCount);
         loadTypes();
         if (mode == ToastResolver.Mode.CLICKHOUSE) {
             ch = clickhouse.connect();
@@ -143,6 +165,15 @@ public final class ToastStage extends KeyedProcessFunction<Integer, Drained, Dra
 
     @Override
     public void processElement(Drained d, Context ctx, Collector<Drained> out) throws Exception {
+        if (holding()) {
+            hold(d); // behind events held for the seed: the order is the drain order
+            pollSeedSoon(ctx); // (one timer per poll interval: a restore keeps them, this makes sure)
+            return;
+        }
+        handle(d, ctx, out);
+    }
+
+    private void handle(Drained d, Context ctx, Collector<Drained> out) throws Exception {
         if (d instanceof DrainedChange c) {
             if (c.change() instanceof RowChange r) {
                 if (ToastResolver.isToastRelation(r.descriptor())) {
@@ -157,7 +188,7 @@ public final class ToastStage extends KeyedProcessFunction<Integer, Drained, Dra
                         pendingRows++;
                         pendingBytes += p.rawBytes();
                         if (pendingRows >= MAX_PENDING_ROWS || pendingBytes >= fetchBatchBytes) {
-                            flush(out);
+                            flush(ctx, out);
                         }
                         return;
                     }
@@ -170,7 +201,7 @@ public final class ToastStage extends KeyedProcessFunction<Integer, Drained, Dra
                 truncated((TruncateChange) c.change());
             }
         } else if (d instanceof DrainedCatalog) {
-            flush(out); // (empty: a commit's catalog event comes first, after the previous commit flushed)
+            flush(ctx, out); // (empty: a commit's catalog event comes first, after the previous commit flushed)
             loadTypes(); // enums, domains and composites may come with the DDL
         } else if (d instanceof DrainedCommit) {
             if (mode == ToastResolver.Mode.DISABLED && addedThisCommit) {
@@ -179,10 +210,12 @@ public final class ToastStage extends KeyedProcessFunction<Integer, Drained, Dra
                 addedThisCommit = false;
             }
             queue.add(new Queued(d, null));
-            flush(out); // a commit never waits: nothing is pending at a checkpoint barrier
+            flush(ctx, out); // nothing is pending on the heap at a checkpoint barrier (held events are in state)
             return;
         }
-        if (queue.isEmpty()) {
+        if (!resuming && holding()) {
+            hold(d); // the flush above began holding: this event goes behind what it held
+        } else if (queue.isEmpty()) {
             out.collect(d);
         } else {
             queue.add(new Queued(d, null)); // behind rows waiting for the mirror: the order is the drain order
@@ -195,8 +228,11 @@ public final class ToastStage extends KeyedProcessFunction<Integer, Drained, Dra
     /** Rows waiting for mirror values are fetched in batches of at most this many rows (or fetchBatchBytes). */
     static final int MAX_PENDING_ROWS = 1000;
 
-    /** Fetches what the queued rows need from the mirrors (one query per TOAST relation), emits the queue in order. */
-    private void flush(Collector<Drained> out) {
+    /**
+     * Fetches what the queued rows need from the mirrors (one query per TOAST relation), emits the queue in order;
+     * or, when an answer comes back short before the seed is done, holds the queue for the seed.
+     */
+    private void flush(Context ctx, Collector<Drained> out) throws Exception {
         if (queue.isEmpty()) {
             return;
         }
@@ -209,7 +245,20 @@ public final class ToastStage extends KeyedProcessFunction<Integer, Drained, Dra
         var fetched = rows.isEmpty() ? Map.<Integer, Map<ToastMirror.Need, List<ToastMirror.Chunk>>>of()
                 : resolver.fetch(rows);
         if (!rows.isEmpty() && !seedSeen && seedLsn != 0 && ch != null && ToastResolver.anyIncomplete(rows, fetched)) {
-            awaitSeed(); // a value the mirror lacks may be one the initial snapshot is still seeding
+            // a value the mirror lacks may be one the initial snapshot is still seeding
+            if (!seeded()) {
+                for (Queued q : queue) {
+                    hold(q.event()); // as drained: resolved again when they resume
+                }
+                queue.clear();
+                pendingRows = 0;
+                pendingBytes = 0;
+                heldSince = heldLogged = System.currentTimeMillis();
+                LOG.info("a row refers to a TOAST value the job did not see written: holding it, and what follows, until"
+                        + " the initial snapshot has seeded the TOAST mirrors");
+                pollSeedSoon(ctx);
+                return;
+            }
             fetched = resolver.fetch(rows);
         }
         for (Queued q : queue) {
@@ -226,46 +275,93 @@ public final class ToastStage extends KeyedProcessFunction<Integer, Drained, Dra
         pendingBytes = 0;
     }
 
-    /**
-     * When a mirror lookup of a job with an initial snapshot comes back short before the seed is known complete:
-     * waits until the snapshot has seeded every mirror, since the value may be older than the job. Blocks this task
-     * (checkpoints wait too); the seed is copied first, straight into ClickHouse, by the snapshot's readers, which
-     * do not wait for this stage. Lookups the mirror answers in full never wait.
-     */
-    private void awaitSeed() {
+    /** How often a stage holding events looks for the seed marker. */
+    static final long SEED_POLL_MS = 500;
+    /** Held events processed per timer once the seed is done (between slices, barriers get through). */
+    static final int RESUME_SLICE = 5_000;
+
+    /** Whether the seed marker for this job's start point is in ClickHouse (remembered once it is). */
+    private boolean seeded() {
         if (seedSeen || seedLsn == 0 || ch == null) {
+            return true;
+        }
+        String v;
+        try {
+            v = ch.queryString(SnapshotMarkers.seededSql(ch.database(), clickhouse.sinkId(), seedLsn));
+        } catch (RuntimeException e) {
+            v = null; // the marker table is created with the first marker
+        }
+        seedSeen = "1".equals(v);
+        return seedSeen;
+    }
+
+    /** Polls for the seed while events are held; once it is done, processes them in order, a slice per timer. */
+    @Override
+    public void onTimer(long timestamp, OnTimerContext ctx, Collector<Drained> out) throws Exception {
+        if (!holding()) {
             return;
         }
-        String sql = SnapshotMarkers.seededSql(ch.database(), clickhouse.sinkId(), seedLsn);
-        long since = System.currentTimeMillis();
-        long logged = since;
-        while (true) {
-            String v;
-            try {
-                v = ch.queryString(sql);
-            } catch (RuntimeException e) {
-                v = null; // the marker table is created with the first marker
+        long now = ctx.timerService().currentProcessingTime();
+        if (!seeded()) {
+            if (System.currentTimeMillis() - heldLogged >= 10_000) {
+                heldLogged = System.currentTimeMillis();
+                LOG.info("waiting for the initial snapshot to seed the TOAST mirrors: {} events held{}", heldCount,
+                        heldSince == 0 ? "" : " for " + (heldLogged - heldSince) / 1000 + " s");
             }
-            if ("1".equals(v)) {
-                seedSeen = true;
-                if (System.currentTimeMillis() - since > 1000) {
-                    LOG.info("TOAST mirrors seeded by the initial snapshot: lookups go on after {} ms",
-                            System.currentTimeMillis() - since);
-                }
-                return;
-            }
-            if (System.currentTimeMillis() - logged > 10_000) {
-                logged = System.currentTimeMillis();
-                LOG.info("a row refers to a TOAST value the job did not see written: waiting {} s for the initial"
-                        + " snapshot to seed the TOAST mirrors", (logged - since) / 1000);
-            }
-            try {
-                Thread.sleep(200);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new IllegalStateException("interrupted while waiting for the TOAST seed", e);
-            }
+            pollSeedSoon(ctx);
+            return;
         }
+        long[] r = range();
+        long end = Math.min(r[1], r[0] + RESUME_SLICE);
+        resuming = true;
+        try {
+            for (long i = r[0]; i < end; i++) {
+                Drained d = held.get(i);
+                held.remove(i);
+                r[0] = i + 1;
+                heldCount = r[1] - r[0];
+                handle(d, ctx, out);
+            }
+            flush(ctx, out); // a slice may end inside a commit: its queued rows go now, a barrier may follow
+        } finally {
+            resuming = false;
+        }
+        heldRange.update(r);
+        if (holding()) {
+            ctx.timerService().registerProcessingTimeTimer(now);
+        } else {
+            LOG.info("TOAST mirrors seeded by the initial snapshot: held events resumed{}", heldSince == 0 ? ""
+                    : " after " + (System.currentTimeMillis() - heldSince) / 1000 + " s");
+        }
+    }
+
+    /** A timer at the next poll-interval boundary (timers of one key and time are one timer). */
+    private static void pollSeedSoon(Context ctx) {
+        long now = ctx.timerService().currentProcessingTime();
+        ctx.timerService().registerProcessingTimeTimer((now / SEED_POLL_MS + 1) * SEED_POLL_MS);
+    }
+
+    /** The held range [head, tail), read from state once. */
+    private long[] range() throws Exception {
+        if (range == null) {
+            long[] r = heldRange.value();
+            range = r == null ? new long[2] : r;
+            heldCount = range[1] - range[0];
+        }
+        return range;
+    }
+
+    private boolean holding() throws Exception {
+        long[] r = range();
+        return r[0] < r[1];
+    }
+
+    private void hold(Drained d) throws Exception {
+        long[] r = range();
+        held.put(r[1], d);
+        r[1]++;
+        heldRange.update(r);
+        heldCount = r[1] - r[0];
     }
 
     /** Whether no event is held (always so between commits, so at every checkpoint barrier). */
