@@ -42,8 +42,10 @@ import org.postgresql.PGConnection;
  * local MiniCluster with RocksDB state, into a counting sink: the time until every snapshot row passed the buffer);
  * <b>walshadow ClickHouse</b> (the whole job, until ClickHouse shows every row behind the committed watermark). Each
  * walshadow run has a fresh slot and ClickHouse database. MB/s is the table's heap size ({@code pg_table_size}) over
- * the seconds; the ratio column is rows/s over COPY's. Printed: medians over the rounds, this JVM's CPU seconds and
- * peak heap (after GC, of the round). 2-core machine: noisy, read the ratios.
+ * the seconds; the ratio column is rows/s over COPY's. Printed: medians over the rounds, this JVM's and the local
+ * ClickHouse server's CPU seconds and peak heap (after GC, of the round). Rows show in ClickHouse after the
+ * checkpoint that follows them, so a ClickHouse run includes up to one checkpoint interval of waiting.
+ * 2-core machine: noisy, read the ratios.
  *
  * <pre>
  * Options (all optional):
@@ -51,6 +53,7 @@ import org.postgresql.PGConnection;
  *   --rounds N           measured rounds (default 3)
  *   --parallelism N      snapshot.parallelism (default 2)
  *   --chunk-pages N      snapshot.chunk.pages (default 4096)
+ *   --checkpoint-interval D  the job's checkpoint.interval (default 5s)
  *   --timeout-seconds S  give up on a run after S seconds (default 900)
  * </pre>
  */
@@ -61,8 +64,10 @@ public final class SnapshotBenchmark {
 
     /** Snapshot rows that passed the transaction buffer (MiniCluster in this JVM). */
     static final AtomicLong PASSED = new AtomicLong();
+    /** The job's checkpoint interval: rows are visible in ClickHouse after the checkpoint that follows them. */
+    private static String checkpointInterval;
 
-    private record Run(double seconds, double cpuSeconds, long heapAfterGc) {}
+    private record Run(double seconds, double cpuSeconds, long heapAfterGc, double clickHouseCpu) {}
 
     public static void main(String[] args) throws Exception {
         Map<String, String> o = options(args);
@@ -71,6 +76,7 @@ public final class SnapshotBenchmark {
         String parallelism = o.getOrDefault("parallelism", "2");
         String chunkPages = o.getOrDefault("chunk-pages", "4096");
         long timeout = Long.parseLong(o.getOrDefault("timeout-seconds", "900"));
+        checkpointInterval = o.getOrDefault("checkpoint-interval", "5s");
 
         long bytes;
         try (Connection c = LocalPg.connect()) {
@@ -93,6 +99,7 @@ public final class SnapshotBenchmark {
             for (String who : order) {
                 heap.begin();
                 long cpu0 = ProcStats.cpuNanos();
+                double ch0 = io.walshadow.bench.e2e.E2eBenchmark.clickHouseCpuSeconds();
                 long t0 = System.nanoTime();
                 switch (who) {
                     case "COPY text" -> copy(rows);
@@ -100,7 +107,7 @@ public final class SnapshotBenchmark {
                     default -> snapshot(rows, true, parallelism, chunkPages, timeout);
                 }
                 Run run = new Run((System.nanoTime() - t0) / 1e9, (ProcStats.cpuNanos() - cpu0) / 1e9,
-                        heap.end().afterGc());
+                        heap.end().afterGc(), io.walshadow.bench.e2e.E2eBenchmark.clickHouseCpuSeconds() - ch0);
                 log(String.format(Locale.ROOT, "round %d %s: %.2f s", r, who, run.seconds()));
                 if (r > 0) {
                     runs.computeIfAbsent(who, k -> new ArrayList<>()).add(run);
@@ -110,14 +117,15 @@ public final class SnapshotBenchmark {
         }
         double copyRate = rows / median(runs.get("COPY text"), Run::seconds);
         System.out.printf(Locale.ROOT, "%nsnapshot benchmark: %d rows, %.1f MB, parallelism %s, chunk pages %s,"
-                + " medians of %d rounds%n", rows, bytes / 1e6, parallelism, chunkPages, rounds);
-        System.out.printf(Locale.ROOT, "%-22s %9s %11s %8s %9s %8s %14s%n", "", "seconds", "rows/s", "MB/s",
-                "vs COPY", "JVM cpu", "heap after GC");
+                + " checkpoint interval %s, medians of %d rounds%n", rows, bytes / 1e6, parallelism, chunkPages,
+                checkpointInterval, rounds);
+        System.out.printf(Locale.ROOT, "%-22s %9s %11s %8s %9s %8s %8s %14s%n", "", "seconds", "rows/s", "MB/s",
+                "vs COPY", "JVM cpu", "CH cpu", "heap after GC");
         for (String who : List.of("COPY text", "walshadow discard", "walshadow ClickHouse")) {
             List<Run> l = runs.get(who);
             double s = median(l, Run::seconds);
-            System.out.printf(Locale.ROOT, "%-22s %9.2f %11.0f %8.1f %9.2f %8.1f %11.0f MB%n", who, s, rows / s,
-                    bytes / 1e6 / s, rows / s / copyRate, median(l, Run::cpuSeconds),
+            System.out.printf(Locale.ROOT, "%-22s %9.2f %11.0f %8.1f %9.2f %8.1f %8.1f %11.0f MB%n", who, s, rows / s,
+                    bytes / 1e6 / s, rows / s / copyRate, median(l, Run::cpuSeconds), median(l, Run::clickHouseCpu),
                     median(l, x -> x.heapAfterGc()) / 1e6);
         }
         try (Connection c = LocalPg.connect()) {
@@ -155,7 +163,7 @@ public final class SnapshotBenchmark {
                 "--pg.sslmode", "disable", "--slot", SLOT, "--tables.include", SCHEMA + ".t", "--clickhouse.url",
                 LocalCh.url(), "--clickhouse.user", LocalCh.user(), "--clickhouse.database", CH_DB,
                 "--snapshot.parallelism", parallelism, "--snapshot.chunk.pages", chunkPages,
-                "--checkpoint.interval", "5s"},
+                "--checkpoint.interval", checkpointInterval},
                 Map.of(JobConfig.PG_PASSWORD_ENV, LocalPg.password(), JobConfig.CH_PASSWORD_ENV, LocalCh.password()));
         Path dir = Files.createTempDirectory("walshadow-bench-snapshot");
         Configuration flink = new Configuration();
