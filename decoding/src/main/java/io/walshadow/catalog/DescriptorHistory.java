@@ -291,6 +291,10 @@ public final class DescriptorHistory {
 
     /** Schedules a filter change; it must come after the last boundary and after every change already scheduled. */
     void schedule(FilterChange change) {
+        if (Long.compareUnsigned(change.lsn(), historyStart) < 0) {
+            throw new IllegalStateException("the filter change " + change + " precedes the history's start "
+                    + Lsn.format(historyStart));
+        }
         long after = pendingFilters.isEmpty() ? lastBoundaryLsn : pendingFilters.get(pendingFilters.size() - 1).lsn();
         if (after != Lsn.INVALID && Long.compareUnsigned(change.lsn(), after) <= 0) {
             throw new IllegalStateException("the filter change " + change + " is not past "

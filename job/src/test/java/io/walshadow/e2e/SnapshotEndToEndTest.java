@@ -354,6 +354,49 @@ class SnapshotEndToEndTest {
     }
 
     @Test
+    void filterChangedWhileTheFirstCopyIsUnfinishedCopiesTheNewTableAndDropsTheExcludedOnesChunks() throws Exception {
+        try (E2e e = new E2e("e2e_snapmidinc")) {
+            String s = e.schema;
+            LocalPg.exec(e.pg, "CREATE TABLE " + s + ".a (id int PRIMARY KEY, pad text)",
+                    "INSERT INTO " + s + ".a SELECT g, repeat('a', 100) || g FROM generate_series(1, 150000) g",
+                    "CREATE TABLE " + s + ".c (id int PRIMARY KEY, pad text)",
+                    "INSERT INTO " + s + ".c SELECT g, repeat('c', 100) || g FROM generate_series(1, 150000) g",
+                    "CREATE TABLE " + s + ".b (id int PRIMARY KEY, pad text)",
+                    "INSERT INTO " + s + ".b SELECT g, repeat('b', 100) || g FROM generate_series(1, 50000) g",
+                    "CHECKPOINT");
+            String[] opts = {"--snapshot.chunk.pages", "100", "--snapshot.fetch.rows", "200", "--checkpoint.interval",
+                    "1s", "--snapshot.parallelism", "1"};
+            Path checkpoint = killMidSnapshot(e, concat(opts, "--tables.include", s + "._marker," + s + ".a," + s
+                    + ".c"), 3);
+            long plannedFirst = TestMetricReporter.value("chunks_total");
+            // restored with b added and c taken out while a's and c's chunks are still being copied
+            TestMetricReporter.METRICS.clear();
+            JobClient second = e.start(e.config(concat(opts, "--tables.include", s + ".*", "--tables.exclude",
+                    s + ".c")), checkpoint, 0);
+            LocalPg.exec(e.pg, "UPDATE " + s + ".a SET pad = 'after' WHERE id % 1000 = 0",
+                    "UPDATE " + s + ".b SET pad = 'after' WHERE id % 1000 = 0",
+                    "UPDATE " + s + ".c SET pad = 'after' WHERE id % 1000 = 0");
+            awaitSnapshotComplete(e, Duration.ofMinutes(5));
+            e.awaitCaughtUp(Duration.ofMinutes(3));
+            assertEquals(150000, TableComparison.assertEqual(e.pg, e.ch, s, "a"));
+            assertEquals(50000, TableComparison.assertEqual(e.pg, e.ch, s, "b"));
+            assertTrue(TestMetricReporter.value("chunks_total") > plannedFirst, "b's chunks were added to the plan");
+            assertEquals(TestMetricReporter.value("chunks_total"), TestMetricReporter.value("chunks_done"));
+            // c: what was copied of it before the change stays (its destination exists only if a chunk got there)
+            String c = "`" + e.chDatabase + "`.`" + s + "__c`";
+            boolean cExists = "1".equals(e.ch.queryString("SELECT count() FROM system.tables WHERE database = '"
+                    + e.chDatabase + "' AND name = '" + s + "__c'"));
+            if (cExists) {
+                assertEquals("0", e.ch.queryString("SELECT count() FROM " + c + " FINAL WHERE pad = 'after'"),
+                        "c is no longer replicated");
+                long copiedOfC = Long.parseLong(e.ch.queryString("SELECT count() FROM " + c + " FINAL"));
+                assertTrue(copiedOfC < 150000, "c's copy stopped with the filter change: " + copiedOfC);
+            }
+            second.cancel().get();
+        }
+    }
+
+    @Test
     void rowsWaitingForASlowToastSeedAreHeldWhileCheckpointsGoOnAndSurviveARestore() throws Exception {
         try (E2e e = new E2e("e2e_snapseedwait")) {
             String s = e.schema;
