@@ -94,16 +94,6 @@ public final class WalshadowJob {
     }
 
     /**
-     * Source, decoder and transaction buffer: the committed changes, in commit order. Public for the benchmark
-     * programs (bench module), which end it in a counting sink instead of ClickHouse.
-     */
-    /** The sink's settings when it keeps TOAST mirrors (the snapshot seeds them), else null. */
-    private static ClickHouseSinkOptions mirrors(JobConfig config) {
-        ClickHouseSinkOptions ch = config.clickhouse();
-        return ch != null && ch.toastMirrors() ? ch : null;
-    }
-
-    /**
      * Where a fresh job starts: after making sure the slot exists, so the slot holds every record from here on.
      * A restored job takes one too (the slot check) and ignores it.
      */
@@ -118,6 +108,10 @@ public final class WalshadowJob {
         }
     }
 
+    /**
+     * Source, decoder and transaction buffer: the committed changes, in commit order. Public for the benchmark
+     * programs (bench module), which end it in a counting sink instead of ClickHouse.
+     */
     public static SingleOutputStreamOperator<Drained> transactionBuffer(StreamExecutionEnvironment env, JobConfig config) {
         return transactionBuffer(env, config, startPoint(config));
     }
@@ -137,7 +131,7 @@ public final class WalshadowJob {
             // Joins ahead of the keyBy (an exchange anyway), so the WAL path behind the buffer stays one chain.
             // A restored job's snapshot source resumes from its own state (or, finished, stays idle).
             events = events.union(env.fromSource(new SnapshotSource(config.pg(), config.include(), config.exclude(),
-                            start, snap, mirrors(config)), WatermarkStrategy.noWatermarks(), "initial snapshot")
+                            start, snap, config.clickhouse()), WatermarkStrategy.noWatermarks(), "initial snapshot")
                     .uid(UID_SNAPSHOT).setParallelism(snap.parallelism()));
         }
         return events

@@ -397,6 +397,43 @@ class SnapshotEndToEndTest {
     }
 
     @Test
+    void tableIncludedAgainLosesTheRowsDeletedWhileItWasExcluded() throws Exception {
+        try (E2e e = new E2e("e2e_snapreinc")) {
+            String s = e.schema;
+            LocalPg.exec(e.pg, "CREATE TABLE " + s + ".r (id int PRIMARY KEY, v text)",
+                    "INSERT INTO " + s + ".r SELECT g, 'r' || g FROM generate_series(1, 1000) g", "CHECKPOINT");
+            Path savepoints = java.nio.file.Files.createTempDirectory("walshadow-snapreinc-sp");
+            TestMetricReporter.METRICS.clear();
+            JobClient job = e.start(e.config(), null, 0);
+            awaitSnapshotComplete(e, Duration.ofMinutes(3));
+            LocalPg.exec(e.pg, "UPDATE " + s + ".r SET v = 'replicated' WHERE id <= 300");
+            e.awaitCaughtUp(Duration.ofMinutes(2));
+            assertEquals(1000, TableComparison.assertEqual(e.pg, e.ch, s, "r"));
+            for (String[] filter : List.of(new String[] {"--tables.include", s + "._marker"},
+                    new String[] {"--tables.include", s + ".*"})) {
+                Path sp = Path.of(java.net.URI.create(job.stopWithSavepoint(false, savepoints.toUri().toString(),
+                        org.apache.flink.core.execution.SavepointFormatType.CANONICAL).get()));
+                TestMetricReporter.METRICS.clear();
+                job = e.start(e.config(filter), sp, 0);
+                awaitSnapshotComplete(e, Duration.ofMinutes(3));
+                e.awaitCaughtUp(Duration.ofMinutes(2));
+                if (filter[1].endsWith("_marker")) { // excluded now: what happens to r is not replicated
+                    LocalPg.exec(e.pg, "DELETE FROM " + s + ".r WHERE id <= 100",
+                            "UPDATE " + s + ".r SET v = 'while excluded' WHERE id BETWEEN 101 AND 200");
+                    e.awaitCaughtUp(Duration.ofMinutes(2));
+                    assertEquals("1000", e.ch.queryString("SELECT count() FROM `" + e.chDatabase + "`.`" + s
+                            + "__r` FINAL WHERE NOT _is_deleted"), "r stays as it was while excluded");
+                }
+            }
+            FlinkTestJobs.awaitTrue(() -> "the mutation removing r's old rows is done", Duration.ofMinutes(2),
+                    () -> "0".equals(e.ch.queryString("SELECT count() FROM system.mutations WHERE database = '"
+                            + e.chDatabase + "' AND NOT is_done")));
+            assertEquals(900, TableComparison.assertEqual(e.pg, e.ch, s, "r"));
+            job.cancel().get();
+        }
+    }
+
+    @Test
     void rowsWaitingForASlowToastSeedAreHeldWhileCheckpointsGoOnAndSurviveARestore() throws Exception {
         try (E2e e = new E2e("e2e_snapseedwait")) {
             String s = e.schema;

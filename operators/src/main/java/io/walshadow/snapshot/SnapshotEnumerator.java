@@ -54,6 +54,8 @@ final class SnapshotEnumerator implements SplitEnumerator<SnapshotSplit, Snapsho
     private final StartPoint buildStart;
     /** Where the TOAST mirrors are; null: none to seed. */
     private final ClickHouseSinkOptions mirrors;
+    /** The sink's ClickHouse (null: none, e.g. a benchmark's discarding sink). */
+    private final ClickHouseSinkOptions destination;
 
     /** The plan for the configured filter is made (every table it includes has its chunks planned). */
     private boolean planned;
@@ -83,11 +85,12 @@ final class SnapshotEnumerator implements SplitEnumerator<SnapshotSplit, Snapsho
     private long startedAt;
 
     SnapshotEnumerator(SplitEnumeratorContext<SnapshotSplit> context, PgConnectionConfig pg, CatalogFilter filter,
-                       StartPoint start, SnapshotOptions options, ClickHouseSinkOptions mirrors,
+                       StartPoint start, SnapshotOptions options, ClickHouseSinkOptions destination,
                        SnapshotEnumeratorState state) {
         this.context = context;
         this.buildStart = start;
-        this.mirrors = mirrors;
+        this.destination = destination;
+        this.mirrors = destination != null && destination.toastMirrors() ? destination : null;
         this.pg = pg;
         this.filter = filter;
         this.options = options;
@@ -163,7 +166,10 @@ final class SnapshotEnumerator implements SplitEnumerator<SnapshotSplit, Snapsho
             try {
                 plan = SnapshotExport.plan(o.snapshot().connection(), scope, start.snapshotVersion(),
                         options.chunkPages(), mirrors != null);
-            } catch (SQLException e) {
+                if (covered != null) {
+                    StaleRows.remove(destination, scope, start.snapshotVersion()); // tables included once before
+                }
+            } catch (SQLException | RuntimeException e) {
                 o.snapshot().close();
                 throw e;
             }

@@ -35,11 +35,16 @@ public final class SnapshotSource implements Source<BufferEvent, SnapshotSplit, 
     private final StartPoint start;
     private final SnapshotOptions options;
     private final ClickHouseSinkOptions mirrors;
+    private final ClickHouseSinkOptions sink;
 
-    /** @param mirrors where the TOAST mirrors are (null: no mirrors, so no TOAST relation is copied) */
+    /**
+     * @param sink the sink's ClickHouse (null: none); its TOAST mirrors, when it keeps them, are seeded first, and a
+     *     table included again has the rows it kept from before removed
+     */
     public SnapshotSource(PgConnectionConfig pg, String include, String exclude, StartPoint start,
-                          SnapshotOptions options, ClickHouseSinkOptions mirrors) {
-        this.mirrors = mirrors;
+                          SnapshotOptions options, ClickHouseSinkOptions sink) {
+        this.sink = sink;
+        this.mirrors = sink != null && sink.toastMirrors() ? sink : null;
         this.pg = pg;
         this.include = include == null ? "" : include;
         this.exclude = exclude == null ? "" : exclude;
@@ -70,7 +75,7 @@ public final class SnapshotSource implements Source<BufferEvent, SnapshotSplit, 
     @Override
     public SplitEnumerator<SnapshotSplit, SnapshotEnumeratorState> restoreEnumerator(
             SplitEnumeratorContext<SnapshotSplit> context, SnapshotEnumeratorState state) {
-        return new SnapshotEnumerator(context, pg, CatalogFilter.parse(include, exclude), start, options, mirrors, state);
+        return new SnapshotEnumerator(context, pg, CatalogFilter.parse(include, exclude), start, options, sink, state);
     }
 
     @Override
