@@ -221,9 +221,7 @@ class SnapshotEndToEndTest {
             assertEquals(1000, TableComparison.assertEqual(e.pg, e.ch, s, "a"));
             assertEquals("0", e.ch.queryString("SELECT count() FROM system.tables WHERE database = '" + e.chDatabase
                     + "' AND name = '" + s + "__b'"), "b is not replicated by the first job");
-            Path savepoints = java.nio.file.Files.createTempDirectory("walshadow-snapinc-sp");
-            String savepoint = job.stopWithSavepoint(false, savepoints.toUri().toString(),
-                    org.apache.flink.core.execution.SavepointFormatType.CANONICAL).get();
+            Path savepoint = stopWithSavepoint(job);
             LocalPg.exec(e.pg, "DELETE FROM " + s + ".b WHERE id % 97 = 0", "UPDATE " + s + ".b SET n = 1 WHERE id <= 50");
 
             // restored with b included and a excluded; writes to both go on while b is copied
@@ -251,7 +249,7 @@ class SnapshotEndToEndTest {
             }, "included-writer");
             TestMetricReporter.METRICS.clear();
             JobClient second = e.start(e.config(concat(opts, "--tables.include", s + ".*", "--tables.exclude",
-                    s + ".a")), Path.of(java.net.URI.create(savepoint)), 0);
+                    s + ".a")), savepoint, 0);
             writer.start();
             // large values of b left unchanged by updates of another column, right after the restore
             LocalPg.exec(e.pg, "UPDATE " + s + ".b SET n = n + 100 WHERE id <= " + docs,
@@ -302,9 +300,7 @@ class SnapshotEndToEndTest {
             awaitSnapshotComplete(e, Duration.ofMinutes(3));
             e.awaitCaughtUp(Duration.ofMinutes(2));
             long firstChunks = TestMetricReporter.value("chunks_total");
-            Path savepoints = java.nio.file.Files.createTempDirectory("walshadow-snapinckill-sp");
-            Path savepoint = Path.of(java.net.URI.create(job.stopWithSavepoint(false, savepoints.toUri().toString(),
-                    org.apache.flink.core.execution.SavepointFormatType.CANONICAL).get()));
+            Path savepoint = stopWithSavepoint(job);
             try (var old = java.nio.file.Files.walk(e.checkpoints)) { // the restored job's checkpoints only, below
                 old.sorted(java.util.Comparator.reverseOrder()).filter(p -> !p.equals(e.checkpoints))
                         .forEach(p -> p.toFile().delete());
@@ -345,6 +341,13 @@ class SnapshotEndToEndTest {
                     e.failFastIfAJobFailed();
                     return TestMetricReporter.value("complete") == 1;
                 });
+    }
+
+    /** Stops the job with a savepoint (how an operator changes its configuration) and returns it. */
+    private static Path stopWithSavepoint(JobClient job) throws Exception {
+        Path dir = java.nio.file.Files.createTempDirectory("walshadow-snapshot-sp");
+        return Path.of(java.net.URI.create(job.stopWithSavepoint(false, dir.toUri().toString(),
+                org.apache.flink.core.execution.SavepointFormatType.CANONICAL).get()));
     }
 
     private static String[] concat(String[] a, String... b) {
@@ -402,7 +405,6 @@ class SnapshotEndToEndTest {
             String s = e.schema;
             LocalPg.exec(e.pg, "CREATE TABLE " + s + ".r (id int PRIMARY KEY, v text)",
                     "INSERT INTO " + s + ".r SELECT g, 'r' || g FROM generate_series(1, 1000) g", "CHECKPOINT");
-            Path savepoints = java.nio.file.Files.createTempDirectory("walshadow-snapreinc-sp");
             TestMetricReporter.METRICS.clear();
             JobClient job = e.start(e.config(), null, 0);
             awaitSnapshotComplete(e, Duration.ofMinutes(3));
@@ -411,8 +413,7 @@ class SnapshotEndToEndTest {
             assertEquals(1000, TableComparison.assertEqual(e.pg, e.ch, s, "r"));
             for (String[] filter : List.of(new String[] {"--tables.include", s + "._marker"},
                     new String[] {"--tables.include", s + ".*"})) {
-                Path sp = Path.of(java.net.URI.create(job.stopWithSavepoint(false, savepoints.toUri().toString(),
-                        org.apache.flink.core.execution.SavepointFormatType.CANONICAL).get()));
+                Path sp = stopWithSavepoint(job);
                 TestMetricReporter.METRICS.clear();
                 job = e.start(e.config(filter), sp, 0);
                 awaitSnapshotComplete(e, Duration.ofMinutes(3));
