@@ -435,6 +435,35 @@ class SnapshotEndToEndTest {
     }
 
     @Test
+    void aTransactionRunningAtTheStartIsWaitedForAndItsRowsWrittenBeforeTheStartArrive() throws Exception {
+        try (E2e e = new E2e("e2e_snapxact")) {
+            String s = e.schema;
+            LocalPg.exec(e.pg, "CREATE TABLE " + s + ".t (id int PRIMARY KEY, v text)",
+                    "INSERT INTO " + s + ".t SELECT g, 'v' || g FROM generate_series(1, 1000) g", "CHECKPOINT");
+            try (Connection open = LocalPg.connect(); Statement st = open.createStatement()) {
+                // written before the job's start point, committed after it: its insert record precedes the WAL the
+                // job decodes, so only a snapshot taken after the commit can carry the row
+                open.setAutoCommit(false);
+                st.execute("INSERT INTO " + s + ".t VALUES (5000, 'before the start, committed after')");
+                st.execute("UPDATE " + s + ".t SET v = 'updated before the start' WHERE id = 1");
+                TestMetricReporter.METRICS.clear();
+                JobClient job = e.start(e.config(), null, 0);
+                FlinkTestJobs.awaitTrue(() -> "the export waits for the open transaction", Duration.ofMinutes(2), () -> {
+                    e.failFastIfAJobFailed();
+                    return TestMetricReporter.value("waiting_for_start_transactions_ms") > 2000;
+                });
+                assertEquals(0, TestMetricReporter.value("chunks_done"), "nothing copied while it runs");
+                open.commit();
+                awaitSnapshotComplete(e, Duration.ofMinutes(2));
+                assertEquals(0, TestMetricReporter.value("waiting_for_start_transactions_ms"));
+                e.awaitCaughtUp(Duration.ofMinutes(2));
+                assertEquals(1001, TableComparison.assertEqual(e.pg, e.ch, s, "t"));
+                job.cancel().get();
+            }
+        }
+    }
+
+    @Test
     void rowsWaitingForASlowToastSeedAreHeldWhileCheckpointsGoOnAndSurviveARestore() throws Exception {
         try (E2e e = new E2e("e2e_snapseedwait")) {
             String s = e.schema;

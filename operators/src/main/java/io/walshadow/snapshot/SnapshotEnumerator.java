@@ -39,7 +39,8 @@ import org.slf4j.LoggerFactory;
  * point. Unstarted chunks of tables the filter no longer includes are dropped; readers skip such chunks they hold.
  *
  * <p>Metrics (group {@code snapshot}): gauges {@code chunks_total}, {@code chunks_done}, {@code rows_done} (rows of
- * finished chunks), {@code complete} (1 once over), counted over every round.
+ * finished chunks), {@code complete} (1 once over), counted over every round; {@code waiting_for_start_transactions_ms}
+ * (how long the export has been waiting for transactions running at the start point, 0 when not waiting).
  */
 final class SnapshotEnumerator implements SplitEnumerator<SnapshotSplit, SnapshotEnumeratorState> {
     private static final Logger LOG = LoggerFactory.getLogger(SnapshotEnumerator.class);
@@ -83,6 +84,7 @@ final class SnapshotEnumerator implements SplitEnumerator<SnapshotSplit, Snapsho
     /** The checkpoint after which the copy is over (taken with every chunk done), -1 until then. */
     private long releaseAfter = -1;
     private long startedAt;
+    private final java.util.concurrent.atomic.AtomicLong waitingSince = new java.util.concurrent.atomic.AtomicLong();
 
     SnapshotEnumerator(SplitEnumeratorContext<SnapshotSplit> context, PgConnectionConfig pg, CatalogFilter filter,
                        StartPoint start, SnapshotOptions options, ClickHouseSinkOptions destination,
@@ -121,13 +123,18 @@ final class SnapshotEnumerator implements SplitEnumerator<SnapshotSplit, Snapsho
         planned = state.planned() && !refilter;
         lockScopeOnly = refilter && state.complete();
         // a plan's rows keep the version it was made with; unplanned, any start point at or after the decoder's works
-        this.start = planned ? new StartPoint(state.startLsn(), state.startXids()) : start;
+        this.start = planned ? new StartPoint(state.startLsn(), state.startXids(), state.startWaitXid()) : start;
         complete = (state.complete() && !refilter) || !options.enabled();
         MetricGroup g = context.metricGroup().addGroup("snapshot");
         g.gauge("chunks_total", () -> chunksTotal);
         g.gauge("chunks_done", () -> chunksDone);
         g.gauge("rows_done", () -> rowsDone);
         g.gauge("complete", () -> complete ? 1 : 0);
+        // how long the export has waited for transactions running at the start point (0: not waiting)
+        g.gauge("waiting_for_start_transactions_ms", () -> {
+            long since = waitingSince.get();
+            return since == 0 ? 0L : System.currentTimeMillis() - since;
+        });
     }
 
     @Override
@@ -157,7 +164,8 @@ final class SnapshotEnumerator implements SplitEnumerator<SnapshotSplit, Snapsho
         CatalogFilter covered = coveredSpec == null ? null : CatalogFilter.fromSpec(coveredSpec);
         java.util.function.Predicate<io.walshadow.catalog.RelationDescriptor> uncovered =
                 d -> covered == null || !covered.includes(d.schema(), d.name());
-        SnapshotExport.Opened o = new SnapshotExport(pg, filter, start, lockScopeOnly ? uncovered : d -> true).open();
+        SnapshotExport.Opened o = new SnapshotExport(pg, filter, start, lockScopeOnly ? uncovered : d -> true,
+                waitingSince).open();
         List<SnapshotSplit> plan = null;
         int tables = o.relations().size();
         if (!planned) {
@@ -342,7 +350,7 @@ final class SnapshotEnumerator implements SplitEnumerator<SnapshotSplit, Snapsho
         }
         return new SnapshotEnumeratorState(planned ? start.lsn() : 0, planned ? start.xids() : "", planned,
                 new ArrayList<>(unassigned), chunksTotal, chunksDone, rowsDone,
-                complete, new ArrayList<>(toastOutstanding), coveredSpec);
+                complete, new ArrayList<>(toastOutstanding), coveredSpec, planned ? start.waitXid() : 0);
     }
 
     @Override

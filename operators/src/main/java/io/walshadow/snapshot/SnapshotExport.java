@@ -39,13 +39,19 @@ final class SnapshotExport {
     private final CatalogFilter filter;
     private final StartPoint start;
     private final Predicate<RelationDescriptor> lock;
+    private final java.util.concurrent.atomic.AtomicLong waitingSince;
 
-    /** @param lock which of the included tables to lock (and return): those the copy reads */
-    SnapshotExport(PgConnectionConfig pg, CatalogFilter filter, StartPoint start, Predicate<RelationDescriptor> lock) {
+    /**
+     * @param lock which of the included tables to lock (and return): those the copy reads
+     * @param waitingSince set to when the wait for the start point's transactions began while it lasts, else 0
+     */
+    SnapshotExport(PgConnectionConfig pg, CatalogFilter filter, StartPoint start, Predicate<RelationDescriptor> lock,
+                   java.util.concurrent.atomic.AtomicLong waitingSince) {
         this.pg = pg;
         this.filter = filter;
         this.start = start;
         this.lock = lock;
+        this.waitingSince = waitingSince;
     }
 
     /** Waits for the start point's transactions, locks the included tables, exports the snapshot. */
@@ -141,11 +147,21 @@ final class SnapshotExport {
 
     /**
      * Waits until every transaction running at the start point has ended ({@code pg_current_snapshot()}'s xmin
-     * reached the start point's xmax), naming the ones still running (and prepared ones by GID) every ten seconds.
+     * reached {@link StartPoint#waitBound()}), naming the ones still running (and prepared ones by GID) every ten
+     * seconds.
      */
     private void awaitStartTransactions(Connection c) throws SQLException, InterruptedException {
-        long xmax = start.runningXids().xmax();
+        long xmax = start.waitBound();
         long lastLog = System.currentTimeMillis();
+        waitingSince.set(lastLog);
+        try {
+            awaitXmin(c, xmax, lastLog);
+        } finally {
+            waitingSince.set(0);
+        }
+    }
+
+    private void awaitXmin(Connection c, long xmax, long lastLog) throws SQLException, InterruptedException {
         while (true) {
             try (Statement st = c.createStatement();
                  ResultSet rs = st.executeQuery("SELECT pg_snapshot_xmin(pg_current_snapshot())::text::int8")) {

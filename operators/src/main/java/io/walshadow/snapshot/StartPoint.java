@@ -18,8 +18,12 @@ import java.sql.Statement;
  * says where it is.
  *
  * @param xids the running transactions at {@code lsn} (text of {@code pg_current_snapshot()})
+ * @param waitXid a full xid above every transaction that can have written WAL below {@code lsn}: one more than an
+ *     xid assigned right after {@code lsn} was read. The snapshot's xmax is not that bound: it is the latest
+ *     completed xid plus one, and transactions at or above it may be running (they are not in its xip list). 0 when
+ *     unknown (a standby, which cannot assign one; a state of an earlier build): then the xmax is used
  */
-public record StartPoint(long lsn, String xids) implements Serializable {
+public record StartPoint(long lsn, String xids, long waitXid) implements Serializable {
 
     public static StartPoint take(PgConnectionConfig pg, String slotName, boolean createSlot) throws SQLException {
         try (Connection c = pg.openSql()) {
@@ -29,16 +33,26 @@ public record StartPoint(long lsn, String xids) implements Serializable {
     }
 
     /**
-     * Here and now: {@code pg_current_snapshot()}, then the insert LSN (every xid it shows complete is below it); on
-     * a standby, the replay LSN (its snapshot shows complete what it has replayed the commit of).
+     * Here and now: {@code pg_current_snapshot()}, then the insert LSN (every xid it shows complete is below it), then
+     * an xid for this statement (every transaction that wrote WAL below the LSN had its xid before it); on a standby,
+     * the replay LSN (its snapshot shows complete what it has replayed the commit of) and no xid. The statement runs
+     * in autocommit, so its own xid ends with it.
      */
     public static StartPoint now(Connection c) throws SQLException {
         try (Statement st = c.createStatement();
              ResultSet rs = st.executeQuery("SELECT pg_current_snapshot()::text, (CASE WHEN pg_is_in_recovery()"
-                     + " THEN pg_last_wal_replay_lsn() ELSE pg_current_wal_insert_lsn() END)::text")) {
+                     + " THEN pg_last_wal_replay_lsn() ELSE pg_current_wal_insert_lsn() END)::text,"
+                     + " (CASE WHEN pg_is_in_recovery() THEN NULL ELSE pg_current_xact_id() END)::text")) {
             rs.next();
-            return new StartPoint(Lsn.parse(rs.getString(2)), rs.getString(1));
+            String xid = rs.getString(3);
+            return new StartPoint(Lsn.parse(rs.getString(2)), rs.getString(1),
+                    xid == null ? 0 : Long.parseUnsignedLong(xid) + 1);
         }
+    }
+
+    /** The full xid every transaction that can have written WAL below {@code lsn} is below (see {@code waitXid}). */
+    public long waitBound() {
+        return waitXid != 0 ? waitXid : runningXids().xmax();
     }
 
     public CatalogSnapshot.Xids runningXids() {
@@ -52,6 +66,6 @@ public record StartPoint(long lsn, String xids) implements Serializable {
 
     @Override
     public String toString() {
-        return Lsn.format(lsn) + " (running " + xids + ")";
+        return Lsn.format(lsn) + " (running " + xids + (waitXid == 0 ? "" : ", xids below " + waitXid) + ")";
     }
 }

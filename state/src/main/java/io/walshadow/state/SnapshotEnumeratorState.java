@@ -19,9 +19,12 @@ import java.util.List;
  * @param coveredSpec the catalog filter (its spec) whose tables the plans so far copy, null before the first plan;
  *     a restore with another filter plans the tables it newly includes. {@link #COVERED_UNKNOWN} for a state of
  *     format version 1, which did not record it
+ * @param startWaitXid the full xid every transaction that can have written WAL below the start point is below (0: not
+ *     recorded, version 1; the start snapshot's xmax stands in)
  */
 public record SnapshotEnumeratorState(long startLsn, String startXids, boolean planned, List<SnapshotSplit> unassigned, int chunksTotal, int chunksDone,
-                                      long rowsDone, boolean complete, List<String> toastOutstanding, String coveredSpec) {
+                                      long rowsDone, boolean complete, List<String> toastOutstanding, String coveredSpec,
+                                      long startWaitXid) {
     /** The filter the plan was made with is not recorded (state version 1). */
     public static final String COVERED_UNKNOWN = "(not recorded)";
 
@@ -31,6 +34,6 @@ public record SnapshotEnumeratorState(long startLsn, String startXids, boolean p
     }
 
     public static SnapshotEnumeratorState initial() {
-        return new SnapshotEnumeratorState(0, "", false, List.of(), 0, 0, 0, false, List.of(), null);
+        return new SnapshotEnumeratorState(0, "", false, List.of(), 0, 0, 0, false, List.of(), null, 0);
     }
 }

@@ -10,7 +10,7 @@ import org.apache.flink.core.memory.DataOutputSerializer;
 /**
  * Versioned form of {@link SnapshotEnumeratorState}. Version 1: start LSN and running xids (Flink StringValue), planned, complete, chunks total and done, rows done,
  * the unassigned splits ({@link SnapshotSplitSerializer} version 1), the outstanding TOAST split ids (count, strings).
- * Version 2 appends the covered filter spec (bool present, string).
+ * Version 2 appends the covered filter spec (bool present, string) and the start point's wait xid (long).
  */
 public final class SnapshotEnumeratorStateSerializer implements SimpleVersionedSerializer<SnapshotEnumeratorState> {
     public static final SnapshotEnumeratorStateSerializer INSTANCE = new SnapshotEnumeratorStateSerializer();
@@ -43,6 +43,7 @@ public final class SnapshotEnumeratorStateSerializer implements SimpleVersionedS
         if (s.coveredSpec() != null) {
             Wire.writeString(out, s.coveredSpec());
         }
+        out.writeLong(s.startWaitXid());
         return out.getCopyOfBuffer();
     }
 
@@ -77,12 +78,14 @@ public final class SnapshotEnumeratorStateSerializer implements SimpleVersionedS
             toast.add(in.readUTF());
         }
         String covered;
+        long waitXid = 0;
         if (version >= 2) {
             covered = in.readBoolean() ? Wire.readString(in) : null;
+            waitXid = in.readLong();
         } else {
             covered = planned ? SnapshotEnumeratorState.COVERED_UNKNOWN : null;
         }
         return new SnapshotEnumeratorState(startLsn, startXids, planned, unassigned, total, done, rows, complete, toast,
-                covered);
+                covered, waitXid);
     }
 }

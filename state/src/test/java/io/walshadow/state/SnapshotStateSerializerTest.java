@@ -35,14 +35,15 @@ class SnapshotStateSerializerTest {
         SnapshotEnumeratorState s = new SnapshotEnumeratorState(0x2_0000_1000L, "834:840:835,836", true,
                 List.of(SnapshotSplit.fresh(Samples.descriptor(), 7, 0, 64),
                         SnapshotSplit.toastChunk(Samples.descriptor(), 7, 64, -1)), 10, 8, 1_000_000, false,
-                List.of("16400@64"), "include=public.*;exclude=");
+                List.of("16400@64"), "include=public.*;exclude=", 841);
         var ser = SnapshotEnumeratorStateSerializer.INSTANCE;
         SnapshotEnumeratorState back = ser.deserialize(ser.getVersion(), ser.serialize(s));
         assertArrayEquals(ser.serialize(s), ser.serialize(back));
         assertEquals(List.of(s.startLsn(), s.startXids(), s.planned(), s.chunksTotal(), s.chunksDone(), s.rowsDone(),
-                s.complete(), s.toastOutstanding(), s.unassigned().size(), s.coveredSpec()), List.of(back.startLsn(),
-                back.startXids(), back.planned(), back.chunksTotal(), back.chunksDone(), back.rowsDone(), back.complete(),
-                back.toastOutstanding(), back.unassigned().size(), back.coveredSpec()));
+                s.complete(), s.toastOutstanding(), s.unassigned().size(), s.coveredSpec(), s.startWaitXid()),
+                List.of(back.startLsn(), back.startXids(), back.planned(), back.chunksTotal(), back.chunksDone(),
+                back.rowsDone(), back.complete(), back.toastOutstanding(), back.unassigned().size(), back.coveredSpec(),
+                back.startWaitXid()));
         assertTrue(back.unassigned().get(1).toast());
         assertEquals(SnapshotEnumeratorState.initial(), ser.deserialize(ser.getVersion(),
                 ser.serialize(SnapshotEnumeratorState.initial())));
@@ -52,13 +53,13 @@ class SnapshotStateSerializerTest {
     void versionOneStateReadsWithItsFilterUnrecorded() throws IOException {
         var ser = SnapshotEnumeratorStateSerializer.INSTANCE;
         SnapshotEnumeratorState planned = new SnapshotEnumeratorState(0x1000, "5:9:", true, List.of(), 3, 3, 30, true,
-                List.of(), null);
+                List.of(), null, 0);
         byte[] v2 = ser.serialize(planned);
-        byte[] v1 = java.util.Arrays.copyOf(v2, v2.length - 1); // version 1 ends before the covered spec's flag
+        byte[] v1 = java.util.Arrays.copyOf(v2, v2.length - 9); // version 1 ends before the covered spec's flag
         assertEquals(SnapshotEnumeratorState.COVERED_UNKNOWN, ser.deserialize(1, v1).coveredSpec());
         SnapshotEnumeratorState unplanned = SnapshotEnumeratorState.initial();
         byte[] u2 = ser.serialize(unplanned);
-        assertEquals(null, ser.deserialize(1, java.util.Arrays.copyOf(u2, u2.length - 1)).coveredSpec());
+        assertEquals(null, ser.deserialize(1, java.util.Arrays.copyOf(u2, u2.length - 9)).coveredSpec());
     }
 
     @Test
@@ -68,7 +69,7 @@ class SnapshotStateSerializerTest {
         assertThrows(IOException.class, () -> SnapshotSplitSerializer.INSTANCE.deserialize(99, new byte[0]));
         // more unassigned chunks than planned: a corrupt state, not a plan to follow
         SnapshotEnumeratorState bad = new SnapshotEnumeratorState(1, "", true,
-                List.of(SnapshotSplit.fresh(Samples.descriptor(), 0, 0, -1)), 0, 0, 0, false, List.of(), null);
+                List.of(SnapshotSplit.fresh(Samples.descriptor(), 0, 0, -1)), 0, 0, 0, false, List.of(), null, 0);
         assertThrows(IOException.class, () -> ser.deserialize(ser.getVersion(), ser.serialize(bad)));
     }
 }
