@@ -48,6 +48,11 @@ public final class CatalogFilter {
         return of(List.of(), List.of());
     }
 
+    /** Whether the relation's table is included, by the name the descriptor has. */
+    public boolean includes(RelationDescriptor d) {
+        return includes(d.schema(), d.name());
+    }
+
     public boolean includes(String schema, String table) {
         if (isSystemSchema(schema)) {
             return false;

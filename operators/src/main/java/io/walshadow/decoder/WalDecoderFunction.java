@@ -154,12 +154,7 @@ public final class WalDecoderFunction extends ProcessFunction<XLogRecord, Buffer
         DescriptorHistory h = restoredHistory;
         FilterChange change = null;
         if (!filter.spec().equals(h.finalFilterSpec())) {
-            StartPoint at = start;
-            if (at == null) {
-                try (Connection c = pg.openSql()) {
-                    at = StartPoint.now(c);
-                }
-            }
+            StartPoint at = startPoint();
             change = new FilterChange(filter.spec(), at.lsn(), at.runningXids());
         }
         CatalogTracker t = CatalogTracker.restore(filter, loader, h, change);
@@ -167,6 +162,16 @@ public final class WalDecoderFunction extends ProcessFunction<XLogRecord, Buffer
                 Lsn.format(h.lastBoundaryLsn()), h.filterSpec(), h.pendingFilters().isEmpty() ? ""
                         : "; filter changes scheduled: " + h.pendingFilters());
         return t;
+    }
+
+    /** The build's start point, or (built without one) here and now. */
+    private StartPoint startPoint() throws SQLException {
+        if (start != null) {
+            return start;
+        }
+        try (Connection c = pg.openSql()) {
+            return StartPoint.now(c);
+        }
     }
 
     private static String describe(List<io.walshadow.catalog.CatalogChange> changes) {
@@ -184,12 +189,7 @@ public final class WalDecoderFunction extends ProcessFunction<XLogRecord, Buffer
     }
 
     private CatalogTracker seed(CatalogFilter filter, CatalogLoader loader) throws SQLException {
-        StartPoint at = start;
-        if (at == null) {
-            try (Connection c = pg.openSql()) {
-                at = StartPoint.now(c);
-            }
-        }
+        StartPoint at = startPoint();
         CatalogSnapshot.Xids xids = at.runningXids();
         long startLsn = at.lsn();
         seedXmax = xids.xmax();

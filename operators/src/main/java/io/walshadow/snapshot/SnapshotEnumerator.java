@@ -92,7 +92,7 @@ final class SnapshotEnumerator implements SplitEnumerator<SnapshotSplit, Snapsho
         this.context = context;
         this.buildStart = start;
         this.destination = destination;
-        this.mirrors = destination != null && destination.toastMirrors() ? destination : null;
+        this.mirrors = SnapshotSource.mirrorsOf(destination);
         this.pg = pg;
         this.filter = filter;
         this.options = options;
@@ -107,7 +107,7 @@ final class SnapshotEnumerator implements SplitEnumerator<SnapshotSplit, Snapsho
         boolean refilter = coveredSpec != null && !coveredSpec.equals(filter.spec()) && options.enabled();
         toastOutstanding.addAll(state.toastOutstanding());
         for (SnapshotSplit sp : state.unassigned()) {
-            if (!refilter || included(sp)) {
+            if (!refilter || filter.includes(sp.descriptor())) {
                 unassigned.add(sp);
             } else {
                 toastOutstanding.remove(sp.splitId()); // no longer included: not read
@@ -151,11 +151,6 @@ final class SnapshotEnumerator implements SplitEnumerator<SnapshotSplit, Snapsho
         context.callAsync(this::open, this::opened);
     }
 
-    /** Whether the configured filter still includes the chunk's table. */
-    private boolean included(SnapshotSplit sp) {
-        return filter.includes(sp.descriptor().schema(), sp.descriptor().name());
-    }
-
     /**
      * On a worker thread: the export (which may wait for old transactions), and, unless planned, the plan of the
      * tables the filter includes and the plans so far do not cover (all of them the first time).
@@ -163,7 +158,7 @@ final class SnapshotEnumerator implements SplitEnumerator<SnapshotSplit, Snapsho
     private Opened open() throws SQLException, InterruptedException {
         CatalogFilter covered = coveredSpec == null ? null : CatalogFilter.fromSpec(coveredSpec);
         java.util.function.Predicate<io.walshadow.catalog.RelationDescriptor> uncovered =
-                d -> covered == null || !covered.includes(d.schema(), d.name());
+                d -> covered == null || !covered.includes(d);
         SnapshotExport.Opened o = new SnapshotExport(pg, filter, start, lockScopeOnly ? uncovered : d -> true,
                 waitingSince).open();
         List<SnapshotSplit> plan = null;

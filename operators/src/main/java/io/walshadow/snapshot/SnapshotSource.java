@@ -44,13 +44,18 @@ public final class SnapshotSource implements Source<BufferEvent, SnapshotSplit, 
     public SnapshotSource(PgConnectionConfig pg, String include, String exclude, StartPoint start,
                           SnapshotOptions options, ClickHouseSinkOptions sink) {
         this.sink = sink;
-        this.mirrors = sink != null && sink.toastMirrors() ? sink : null;
+        this.mirrors = mirrorsOf(sink);
         this.pg = pg;
         this.include = include == null ? "" : include;
         this.exclude = exclude == null ? "" : exclude;
         this.start = start;
         this.options = options;
         CatalogFilter.parse(this.include, this.exclude);
+    }
+
+    /** The sink's settings when it keeps TOAST mirrors (which the snapshot seeds), else null. */
+    static ClickHouseSinkOptions mirrorsOf(ClickHouseSinkOptions sink) {
+        return sink != null && sink.toastMirrors() ? sink : null;
     }
 
     @Override

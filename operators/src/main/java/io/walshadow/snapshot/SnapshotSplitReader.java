@@ -68,13 +68,9 @@ final class SnapshotSplitReader implements SplitReader<BufferEvent, SnapshotSpli
                     return out.build();
                 }
             }
-            if (cursor == null && !filter.includes(current.descriptor().schema(), current.descriptor().name())) {
+            if (cursor == null && !filter.includes(current.descriptor())) {
                 // the job was restored with a filter that excludes it: the decoder stops replicating it too
-                LOG.info("initial snapshot: {} is no longer included (tables.include / tables.exclude), chunk {}"
-                        + " skipped", current.descriptor().qualifiedName(), current.splitId());
-                out.addFinishedSplit(current.splitId());
-                current = null;
-                return out.build();
+                return skip(out, "is no longer included (tables.include / tables.exclude)");
             }
             if (cursor == null) {
                 if (reader == null || !id.equals(readerSnapshot)) {
@@ -85,11 +81,7 @@ final class SnapshotSplitReader implements SplitReader<BufferEvent, SnapshotSpli
                 PlannedShape.Check shape = PlannedShape.check(reader.connection(), current.descriptor());
                 if (shape.gone()) {
                     // dropped while the job was down (between two exports): the WAL stream carries the drop
-                    LOG.info("initial snapshot: {} no longer exists, chunk {} skipped",
-                            current.descriptor().qualifiedName(), current.splitId());
-                    out.addFinishedSplit(current.splitId());
-                    current = null;
-                    return out.build();
+                    return skip(out, "no longer exists");
                 }
                 if (shape.difference() != null) {
                     throw new IllegalStateException("initial snapshot of " + current.descriptor().qualifiedName()
@@ -135,6 +127,15 @@ final class SnapshotSplitReader implements SplitReader<BufferEvent, SnapshotSpli
             Thread.currentThread().interrupt();
             return out.build();
         }
+    }
+
+    /** Finishes the current chunk unread. */
+    private RecordsWithSplitIds<BufferEvent> skip(RecordsBySplits.Builder<BufferEvent> out, String why) {
+        LOG.info("initial snapshot: {} {}, chunk {} skipped", current.descriptor().qualifiedName(), why,
+                current.splitId());
+        out.addFinishedSplit(current.splitId());
+        current = null;
+        return out.build();
     }
 
     /** A TOAST chunk, whole, into its mirror (a restart copies it again: identical rows). */

@@ -2,9 +2,10 @@ package io.walshadow.snapshot;
 
 import io.walshadow.catalog.RelationDescriptor;
 import io.walshadow.clickhouse.ClickHouseConnection;
-import io.walshadow.clickhouse.ColumnCodec;
 import io.walshadow.clickhouse.DestinationSchema;
 import io.walshadow.clickhouse.Retrier;
+import io.walshadow.clickhouse.ServerCapabilities;
+import io.walshadow.clickhouse.StepExecutor;
 import io.walshadow.clickhouse.ToastMirror;
 import io.walshadow.sink.ClickHouseSinkOptions;
 import java.util.ArrayList;
@@ -31,20 +32,20 @@ final class StaleRows {
         }
         try (ClickHouseConnection ch = sink.connect()) {
             Retrier retry = new Retrier(sink.retryTimeout(), () -> {});
+            StepExecutor executor = new StepExecutor(ch, retry.call("SELECT version()", () -> ServerCapabilities.probe(ch)),
+                    retry);
             for (RelationDescriptor d : tables) {
                 List<String> names = new ArrayList<>(List.of(DestinationSchema.tableName(d)));
                 if (d.toastRelOid() != 0) {
                     names.add(ToastMirror.name(d.toastRelOid()));
                 }
                 for (String name : names) {
-                    String exists = "SELECT count() FROM system.tables WHERE database = "
-                            + ColumnCodec.quote(ch.database()) + " AND name = " + ColumnCodec.quote(name);
-                    if (!"1".equals(retry.call(exists, () -> ch.queryString(exists)))) {
+                    if (!executor.exists(name)) {
                         continue;
                     }
                     String sql = "ALTER TABLE " + DestinationSchema.quote(ch.database()) + "."
                             + DestinationSchema.quote(name) + " DELETE WHERE _lsn < " + Long.toUnsignedString(version);
-                    retry.run(sql, () -> ch.execute(sql));
+                    executor.sql(sql);
                     LOG.info("{} is copied again: rows {} kept from when it was replicated before are removed ({})",
                             d.qualifiedName(), name, sql);
                 }

@@ -94,12 +94,15 @@ public final class ToastStage extends KeyedProcessFunction<Integer, Drained, Dra
     private transient List<Queued> queue;
     private transient int pendingRows;
     private transient long pendingBytes;
-    /** Events held for the seed, by sequence number in [heldHead, heldTail) (keyed state: checkpointed). */
+    /** Events held for the seed, by sequence number in [range[0], range[1]) (keyed state: checkpointed). */
     private transient MapState<Long, Drained> held;
     private transient org.apache.flink.api.common.state.ValueState<long[]> heldRange;
     /** The held range, cached (read from state at the first element or timer after a restore); null until then. */
     private transient long[] range;
+    /** range[1] - range[0], for the gauge (read on the metrics thread). */
     private transient volatile long heldCount;
+    /** A poll timer is registered (after a restore, the first held element makes sure of one). */
+    private transient boolean pollArmed;
     private transient long heldSince;
     private transient long heldLogged;
     /** Held events are being processed (none is held again, the seed being done). */
@@ -167,7 +170,9 @@ public final class ToastStage extends KeyedProcessFunction<Integer, Drained, Dra
     public void processElement(Drained d, Context ctx, Collector<Drained> out) throws Exception {
         if (holding()) {
             hold(d); // behind events held for the seed: the order is the drain order
-            pollSeedSoon(ctx); // (one timer per poll interval: a restore keeps them, this makes sure)
+            if (!pollArmed) {
+                pollSeedSoon(ctx); // a restore keeps timers; this makes sure of one
+            }
             return;
         }
         handle(d, ctx, out);
@@ -298,6 +303,7 @@ public final class ToastStage extends KeyedProcessFunction<Integer, Drained, Dra
     /** Polls for the seed while events are held; once it is done, processes them in order, a slice per timer. */
     @Override
     public void onTimer(long timestamp, OnTimerContext ctx, Collector<Drained> out) throws Exception {
+        pollArmed = false;
         if (!holding()) {
             return;
         }
@@ -329,6 +335,7 @@ public final class ToastStage extends KeyedProcessFunction<Integer, Drained, Dra
         heldRange.update(r);
         if (holding()) {
             ctx.timerService().registerProcessingTimeTimer(now);
+            pollArmed = true;
         } else {
             LOG.info("TOAST mirrors seeded by the initial snapshot: held events resumed{}", heldSince == 0 ? ""
                     : " after " + (System.currentTimeMillis() - heldSince) / 1000 + " s");
@@ -336,9 +343,10 @@ public final class ToastStage extends KeyedProcessFunction<Integer, Drained, Dra
     }
 
     /** A timer at the next poll-interval boundary (timers of one key and time are one timer). */
-    private static void pollSeedSoon(Context ctx) {
+    private void pollSeedSoon(Context ctx) {
         long now = ctx.timerService().currentProcessingTime();
         ctx.timerService().registerProcessingTimeTimer((now / SEED_POLL_MS + 1) * SEED_POLL_MS);
+        pollArmed = true;
     }
 
     /** The held range [head, tail), read from state once. */
