@@ -22,7 +22,7 @@ import java.nio.ByteOrder;
  *       fits; readers accept both (numeric.c tests {@code NUMERIC_HEADER_IS_SHORT} on every read).
  * </ul>
  */
-final class MissingValues {
+public final class MissingValues {
     static final int BOOL = 16;
     static final int BYTEA = 17;
     static final int CHAR = 18;
@@ -63,7 +63,7 @@ final class MissingValues {
      * @param textSafe whether send-format text is the stored text (server encoding UTF8 or SQL_ASCII)
      * @return null (no missing value, or a NULL one), the on-disk bytes, or {@link Column#UNRESOLVED_MISSING}
      */
-    static byte[] toDisk(byte[] arraySend, int typeOid, int attlen, boolean textSafe) {
+    public static byte[] toDisk(byte[] arraySend, int typeOid, int attlen, boolean textSafe) {
         if (arraySend == null) {
             return null;
         }

@@ -72,6 +72,14 @@ public final class HeapTuple {
         return t;
     }
 
+    /**
+     * A tuple held apart from any record or page (the catalog shadow's copy): {@code bits} is everything from
+     * {@code t_bits} on, the header fields as {@code xl_heap_header} gives them. Checked like a WAL-form tuple.
+     */
+    public static HeapTuple ofBits(byte[] bits, int infomask2, int infomask, int hoff, long lsn, RelFileLocator rel) {
+        return fromWal(bits, 0, bits.length, infomask2, infomask, hoff, lsn, rel);
+    }
+
     /** An on-page tuple whose 23-byte header starts at {@code headerOffset}, {@code lpLen} bytes long. */
     static HeapTuple fromPage(byte[] page, int headerOffset, int lpLen, long lsn, RelFileLocator rel) {
         HeapTuple t = new HeapTuple(page, headerOffset, headerOffset + SIZEOF_HEADER, headerOffset + lpLen,

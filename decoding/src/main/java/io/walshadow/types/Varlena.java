@@ -11,7 +11,7 @@ import net.jpountz.lz4.LZ4SafeDecompressor;
  * it), the external TOAST pointer ({@code b == 0x01}), or a 4-byte header ({@code (w & 3) == 0} plain, {@code == 2}
  * inline-compressed, length {@code w >>> 2}). Little-endian layout, as on x86-64 and arm64.
  */
-final class Varlena {
+public final class Varlena {
     private static final LZ4SafeDecompressor LZ4 = LZ4Factory.fastestInstance().safeDecompressor();
     /** Neither pglz nor lz4 expands by more than this factor; a larger raw size means a corrupt header. */
     private static final int MAX_EXPANSION = 256;
@@ -51,7 +51,7 @@ final class Varlena {
      * The value's content: a {@link Datum} slice of its payload (header stripped; decompressed into a new buffer
      * when inline-compressed), or a {@link ToastPointer} for an external value.
      */
-    static Object payload(byte[] b, int off, int avail) {
+    public static Object payload(byte[] b, int off, int avail) {
         int size = sizeAny(b, off, avail);
         int b0 = b[off] & 0xFF;
         if (b0 == 0x01) {

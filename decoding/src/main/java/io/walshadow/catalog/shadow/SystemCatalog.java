@@ -1,0 +1,71 @@
+package io.walshadow.catalog.shadow;
+
+import java.util.function.Function;
+
+/**
+ * The system catalogs the shadow keeps, with their fixed oids (the same in every major) and the columns the
+ * decoder reads. Their tuple layouts are not fixed (columns come and go between majors): they are read from the
+ * server's own pg_attribute at bootstrap ({@link CatalogLayout}).
+ */
+public enum SystemCatalog {
+    PG_CLASS(1259, "pg_class", CatalogRow.ClassRow::of, "oid, relname, relnamespace, relfilenode, reltablespace,"
+            + " relkind, relpersistence, relreplident, relnatts, reltoastrelid, relisshared"),
+    PG_ATTRIBUTE(1249, "pg_attribute", CatalogRow.AttributeRow::of, "attrelid, attnum, attname, atttypid,"
+            + " atttypmod, attlen, attalign, attbyval, attstorage, attisdropped, attnotnull, atthasmissing"),
+    PG_NAMESPACE(2615, "pg_namespace", CatalogRow.NamespaceRow::of, "oid, nspname"),
+    PG_INDEX(2610, "pg_index", CatalogRow.IndexRow::of, "indexrelid, indrelid, indisprimary, indisreplident,"
+            + " indkey::text AS indkey"),
+    PG_TYPE(1247, "pg_type", CatalogRow.TypeRow::of, "oid, typname, typnamespace, typlen, typbyval, typalign,"
+            + " typtype, typcategory, typelem, typbasetype, typtypmod, typrelid"),
+    PG_ENUM(3501, "pg_enum", CatalogRow.EnumRow::of, "oid, enumtypid, enumlabel");
+
+    /** The namespace every system catalog lives in. */
+    public static final int PG_CATALOG_NAMESPACE = 11;
+
+    private final int oid;
+    private final String relname;
+    private final Function<CatalogRow.Fields, CatalogRow> rows;
+    private final String sqlColumns;
+
+    SystemCatalog(int oid, String relname, Function<CatalogRow.Fields, CatalogRow> rows, String sqlColumns) {
+        this.oid = oid;
+        this.relname = relname;
+        this.rows = rows;
+        this.sqlColumns = sqlColumns;
+    }
+
+    public int oid() {
+        return oid;
+    }
+
+    public String relname() {
+        return relname;
+    }
+
+    /** The columns the bootstrap selects (each named as the row reads it). */
+    String sqlColumns() {
+        return sqlColumns;
+    }
+
+    CatalogRow row(CatalogRow.Fields f) {
+        return rows.apply(f);
+    }
+
+    /** The catalog with this oid, or null. */
+    public static SystemCatalog byOid(int oid) {
+        for (SystemCatalog c : values()) {
+            if (c.oid == oid) {
+                return c;
+            }
+        }
+        return null;
+    }
+
+    /**
+     * The name {@code make_new_heap} (cluster.c) gives the transient table a VACUUM FULL or CLUSTER of this catalog
+     * copies it into; the transient's relfilenode becomes the catalog's when the rewrite commits.
+     */
+    String transientName() {
+        return "pg_temp_" + Integer.toUnsignedString(oid);
+    }
+}
