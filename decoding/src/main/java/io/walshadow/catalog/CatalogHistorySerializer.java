@@ -24,7 +24,7 @@ import java.util.TreeMap;
  * The persistent form of a {@link DescriptorHistory} (for Flink state): an explicit, versioned byte format, so a
  * restart does not depend on the live catalog for anything the job has already seen.
  *
- * <p>Format version 2 (big-endian, {@link DataOutput} conventions; strings are an int byte length, -1 for null,
+ * <p>Format version 3 (big-endian, {@link DataOutput} conventions; strings are an int byte length, -1 for null,
  * and UTF-8 bytes; locators are three ints spcOid, dbOid, relNumber):
  * <pre>
  *   int magic 'WSCH', int version
@@ -37,6 +37,8 @@ import java.util.TreeMap;
  *       kind 2 AMBIGUOUS: int relOid, string qualifiedName, long since, int n, n x int xid, string reason
  *   int n, n x awaits: int relOid, int n, n x int xid, int m, m x locator
  *   (version 2) int n, n x pending filter change: string filterSpec, long lsn, string running (pg_snapshot text)
+ *   (version 3) bool seeded: false while the history waits for the stream to reach its start (the catalog shadow
+ *       it is seeded from gets there by reading the WAL below it)
  *   int end marker 'HCSW'
  * descriptor: int relOid, locator, string schema, string name, byte relkind, byte relpersistence,
  *   byte replicaIdentity, int toastRelOid, int n, n x column, int m, m x int identity attnum
@@ -49,7 +51,7 @@ import java.util.TreeMap;
 public final class CatalogHistorySerializer {
     public static final int MAGIC = 0x57534348; // "WSCH"
     public static final int END_MARKER = 0x48435357; // "HCSW"
-    public static final int VERSION = 2;
+    public static final int VERSION = 3;
     /** The oldest version this build still reads (version 1 has no pending filter changes). */
     static final int OLDEST_READABLE = 1;
 
@@ -170,6 +172,7 @@ public final class CatalogHistorySerializer {
             out.writeLong(f.lsn());
             writeString(out, f.running().toString());
         }
+        out.writeBoolean(h.seeded());
         out.writeInt(END_MARKER);
     }
 
@@ -276,6 +279,9 @@ public final class CatalogHistorySerializer {
             } catch (IllegalArgumentException | IllegalStateException | NullPointerException e) {
                 throw new StateFormatException("catalog history state: bad pending filter change: " + e.getMessage());
             }
+        }
+        if (version >= 3 && !in.readBoolean()) {
+            h.awaitSeed();
         }
         int end = in.readInt();
         if (end != END_MARKER) {

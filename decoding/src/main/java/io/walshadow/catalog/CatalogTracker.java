@@ -108,6 +108,17 @@ public final class CatalogTracker {
         return t;
     }
 
+    /**
+     * A new history seeded from {@code source} when the stream reaches {@code startLsn} ({@link #reach}), not now:
+     * the source is the catalog shadow, which gets to the catalog as of {@code startLsn} by reading the WAL below it.
+     * Records before {@code startLsn} are BEFORE_HISTORY.
+     */
+    public static CatalogTracker seedAt(CatalogFilter filter, CatalogSource source, int dbOid, long startLsn) {
+        DescriptorHistory h = new DescriptorHistory(dbOid, filter.spec(), startLsn);
+        h.awaitSeed();
+        return new CatalogTracker(filter, source, h);
+    }
+
     /** Continues a history restored from state (built with the same filter). */
     public static CatalogTracker restore(CatalogFilter filter, CatalogSource source, DescriptorHistory history) {
         return restore(filter, source, history, null);
@@ -162,6 +173,12 @@ public final class CatalogTracker {
      * {@code lsn} is decoded. Returns the relations whose state changed (entered or left the filter).
      */
     public List<CatalogChange> reach(long lsn) throws SQLException {
+        if (!history.seeded()) {
+            if (Long.compareUnsigned(lsn, history.historyStart()) < 0) {
+                return List.of();
+            }
+            seedNow();
+        }
         FilterChange due = history.dueFilter(lsn);
         if (due == null) {
             return List.of();
@@ -171,6 +188,23 @@ public final class CatalogTracker {
             changes.addAll(applyFilter(due));
         }
         return changes;
+    }
+
+    /** The deferred seed ({@link #seedAt}): every relation the filter includes, as the source has it now. */
+    private void seedNow() throws SQLException {
+        CatalogSnapshot snap = source.load(Set.of(), true);
+        if (snap.dbOid() != history.dbOid()) {
+            throw new IllegalStateException("the catalog source reads database oid "
+                    + Integer.toUnsignedString(snap.dbOid()) + ", the descriptor history is for "
+                    + Integer.toUnsignedString(history.dbOid()));
+        }
+        counters.catalogRefreshes++;
+        Boundary b = new Boundary(history.historyStart(), x -> true, null, Set.of(), Set.of());
+        List<CatalogChange> ignored = new ArrayList<>();
+        for (int oid : new TreeSet<>(snap.relations().keySet())) {
+            apply(oid, snap.relations().get(oid), b, ignored);
+        }
+        history.markSeeded();
     }
 
     /**

@@ -44,6 +44,8 @@ public final class DescriptorHistory {
     private final List<FilterChange> pendingFilters = new ArrayList<>();
     private long historyStart;
     private long lastBoundaryLsn = Lsn.INVALID;
+    /** False while the history waits for the stream to reach its start to be seeded there. */
+    private boolean seeded = true;
     private final XidVisibility visibility = new XidVisibility();
     private final Map<RelFileLocator, TreeMap<Long, Version>> byLocator = new HashMap<>();
     private final Map<Integer, List<Version>> byRelOid = new HashMap<>();
@@ -119,6 +121,20 @@ public final class DescriptorHistory {
 
     public int dbOid() {
         return dbOid;
+    }
+
+    /** Whether the relations of the start are in (false: the stream has not reached the start yet). */
+    public boolean seeded() {
+        return seeded;
+    }
+
+    /** The history is to be seeded when the stream reaches its start ({@link CatalogTracker#reach}). */
+    void awaitSeed() {
+        seeded = false;
+    }
+
+    void markSeeded() {
+        seeded = true;
     }
 
     /** The filter in force at the newest boundary applied. */

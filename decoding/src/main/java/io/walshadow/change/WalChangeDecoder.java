@@ -6,6 +6,7 @@ import io.walshadow.catalog.CommitInfo;
 import io.walshadow.catalog.DescriptorHistory;
 import io.walshadow.catalog.Lookup;
 import io.walshadow.catalog.RelationDescriptor;
+import io.walshadow.catalog.shadow.ShadowCatalog;
 import io.walshadow.heap.HeapChange;
 import io.walshadow.heap.HeapRecordDecoder;
 import io.walshadow.heap.HeapRecordKind;
@@ -55,6 +56,7 @@ public final class WalChangeDecoder {
     static final int FORK_MAIN = 0;
 
     private final CatalogTracker tracker;
+    private final ShadowCatalog shadow;
     private RowDecoder rows;
     private final DecoderCounters counters = new DecoderCounters();
     /** Relfilenodes of this database created by XLOG_SMGR_CREATE and not yet settled by a commit or abort. */
@@ -83,8 +85,22 @@ public final class WalChangeDecoder {
     private java.util.function.Consumer<List<CatalogChange>> filterListener = c -> {};
 
     public WalChangeDecoder(CatalogTracker tracker, RowDecoder rows) {
+        this(tracker, rows, null);
+    }
+
+    /**
+     * @param shadow the catalog kept from the WAL that {@code tracker} loads from, fed every record here before the
+     *     tracker sees it; null when the tracker reads the live catalog (a state of an earlier build)
+     */
+    public WalChangeDecoder(CatalogTracker tracker, RowDecoder rows, ShadowCatalog shadow) {
         this.tracker = tracker;
         this.rows = rows;
+        this.shadow = shadow;
+    }
+
+    /** The catalog shadow, or null. */
+    public ShadowCatalog shadow() {
+        return shadow;
     }
 
     /** Decode later records with this row decoder (types reloaded after a catalog change). */
@@ -222,6 +238,9 @@ public final class WalChangeDecoder {
         if (r.toplevelXid() != 0 && r.xid() != 0 && r.xid() != r.toplevelXid()) {
             topOf.put(r.xid(), r.toplevelXid());
         }
+        if (shadow != null && r.rmid() != Rmgrs.RM_XACT_ID) {
+            shadow.apply(r); // transaction ends reach it from xact(), before the tracker's boundary
+        }
         switch (r.rmid()) {
             case Rmgrs.RM_HEAP_ID:
             case Rmgrs.RM_HEAP2_ID:
@@ -234,6 +253,9 @@ public final class WalChangeDecoder {
                     ByteBuffer d = r.mainData();
                     int oldestRunning = d.getInt(16);
                     advanceXidReference(d.getInt(12));
+                    if (shadow != null) {
+                        shadow.runningXacts(r.lsn(), oldestRunning);
+                    }
                     tracker.onRunningXacts(r.lsn(), oldestRunning);
                     forgetFinishedBefore(oldestRunning);
                 }
@@ -456,6 +478,13 @@ public final class WalChangeDecoder {
         XactRecord x = XactRecordParser.parse(r);
         List<CatalogChange> changes = List.of();
         int db = history().dbOid();
+        if (shadow != null) {
+            if (x instanceof XactCommit c) {
+                shadow.commit(c.lsn(), c.allXids().toIntArray());
+            } else if (x instanceof XactAbort a) {
+                shadow.abort(a.lsn(), a.allXids().toIntArray());
+            }
+        }
         if (x instanceof XactCommit c) {
             Set<RelFileLocator> dropped = c.rels() == null ? Set.of() : new HashSet<>(c.rels());
             changes = tracker.onCommit(new CommitInfo(c.lsn(), c.xid(),

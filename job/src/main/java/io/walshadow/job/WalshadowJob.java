@@ -19,6 +19,7 @@ import java.util.Map;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.configuration.CheckpointingOptions;
+import org.apache.flink.configuration.StateRecoveryOptions;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.ExternalizedCheckpointRetention;
 import org.apache.flink.configuration.GlobalConfiguration;
@@ -78,11 +79,12 @@ public final class WalshadowJob {
     /** The job with this sink (tests: a sink writing its state as an earlier build did). */
     public static void build(StreamExecutionEnvironment env, JobConfig config, ClickHouseSink sink) {
         ClickHouseSinkOptions ch = config.requireClickHouse();
-        StartPoint start = startPoint(config);
+        StartPoint.Bootstrapped boot = startPoint(env, config);
+        StartPoint start = boot.start();
         boolean seeding = config.snapshot().enabled() && ch.toastMirrors();
         // One key: the TOAST stage keeps its chunks in keyed (RocksDB) state, on the drain order of the buffer's
         // single subtask, so the stream is declared keyed rather than shuffled (and stays chained).
-        DataStreamUtils.reinterpretAsKeyedStream(transactionBuffer(env, config, start), d -> ToastStage.KEY, Types.INT)
+        DataStreamUtils.reinterpretAsKeyedStream(transactionBuffer(env, config, boot), d -> ToastStage.KEY, Types.INT)
                 .transform("TOAST", DrainedSerializer.typeInfo(), new ToastOperator(new ToastStage(config.toastMode(),
                         config.toastValueMaxBytes(), config.toastFetchBatchBytes(), ch, config.pg(),
                         seeding ? start.lsn() : 0)))
@@ -94,14 +96,22 @@ public final class WalshadowJob {
     }
 
     /**
-     * Where a fresh job starts: after making sure the slot exists, so the slot holds every record from here on.
-     * A restored job takes one too (the slot check) and ignores it.
+     * Where a fresh job starts, after making sure the slot exists, so the slot holds every record from here on: the
+     * catalog bootstrap's position, with the catalog as of it (the decoder follows it from the WAL). A job restored
+     * from a savepoint or checkpoint ignores both (its state says where it is): it takes only a start point, which a
+     * changed table filter uses.
      */
-    private static StartPoint startPoint(JobConfig config) {
+    private static StartPoint.Bootstrapped startPoint(StreamExecutionEnvironment env, JobConfig config) {
+        boolean restoring = env.getConfiguration().getOptional(StateRecoveryOptions.SAVEPOINT_PATH).isPresent();
         try {
-            StartPoint p = StartPoint.take(config.pg(), config.source().slotName(), config.source().createSlot());
-            LOG.info("start point {} (used unless restored from a checkpoint)", p);
-            return p;
+            StartPoint.Bootstrapped b = restoring
+                    ? new StartPoint.Bootstrapped(StartPoint.take(config.pg(), config.source().slotName(),
+                            config.source().createSlot()), null)
+                    : StartPoint.bootstrap(config.pg(), config.source().slotName(), config.source().createSlot());
+            LOG.info("start point {} ({}){}", b.start(), restoring ? "restoring: used if the table filter changed"
+                    : "used unless restored from a checkpoint", b.catalog() == null ? ""
+                    : ", catalog bootstrap " + b.catalog().length + " bytes");
+            return b;
         } catch (java.sql.SQLException e) {
             throw new IllegalStateException("could not take the start point on " + config.pg() + " (slot "
                     + config.source().slotName() + "): " + e.getMessage(), e);
@@ -113,17 +123,18 @@ public final class WalshadowJob {
      * programs (bench module), which end it in a counting sink instead of ClickHouse.
      */
     public static SingleOutputStreamOperator<Drained> transactionBuffer(StreamExecutionEnvironment env, JobConfig config) {
-        return transactionBuffer(env, config, startPoint(config));
+        return transactionBuffer(env, config, startPoint(env, config));
     }
 
     static SingleOutputStreamOperator<Drained> transactionBuffer(StreamExecutionEnvironment env, JobConfig config,
-                                                                 StartPoint start) {
+                                                                 StartPoint.Bootstrapped boot) {
+        StartPoint start = boot.start();
         // Stages pass immutable records: chained operators need no defensive copies.
         env.getConfig().enableObjectReuse();
         DataStream<BufferEvent> events = env.fromSource(new WalSource(config.pg(), config.source()),
                         WatermarkStrategy.noWatermarks(), "WAL source")
                 .uid(UID_SOURCE).setParallelism(1)
-                .process(new WalDecoderFunction(config.pg(), config.include(), config.exclude(), start))
+                .process(new WalDecoderFunction(config.pg(), config.include(), config.exclude(), start, boot.catalog()))
                 .returns(BufferEventSerializer.typeInfo())
                 .uid(UID_DECODER).name("decoder").setParallelism(1);
         SnapshotOptions snap = config.snapshot();

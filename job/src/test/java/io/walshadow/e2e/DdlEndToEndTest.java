@@ -109,12 +109,12 @@ class DdlEndToEndTest {
     }
 
     /**
-     * Two rewrites of one table while the job is stopped, with an UPDATE between them: at the first rewrite's commit
-     * the live catalog already shows the second one's storage, so the storage the UPDATE wrote to cannot be
-     * attributed. The job must stop naming it, never skip the UPDATE.
+     * Two rewrites of one table while the job is stopped, with an UPDATE between them: the storage the UPDATE wrote
+     * to existed only between the two rewrites. The catalog the job restores from its checkpoint follows both from
+     * the WAL, so the UPDATE lands (with a live catalog this could only fail closed).
      */
     @Test
-    void rewriteBurstWhileTheJobIsBehindFailsClosed() throws Exception {
+    void rewriteBurstWhileTheJobIsBehind() throws Exception {
         try (E2e e = new E2e("e2e_rwburst")) {
             String t = e.schema + ".t";
             LocalPg.exec(e.pg, "CREATE TABLE " + t + " (id int PRIMARY KEY, a text)");
@@ -124,11 +124,9 @@ class DdlEndToEndTest {
             Thread.sleep(1000); // a checkpoint after it
             job.cancel().get();
             LocalPg.exec(e.pg, "VACUUM FULL " + t, "UPDATE " + t + " SET a = 'between rewrites' WHERE id = 3",
-                    "CLUSTER " + t + " USING t_pkey");
+                    "CLUSTER " + t + " USING t_pkey", "UPDATE " + t + " SET a = 'after both' WHERE id = 4");
             e.start(e.config(), io.walshadow.testing.FlinkTestJobs.latestCheckpoint(e.checkpoints), 0);
-            IllegalStateException failure = assertThrows(IllegalStateException.class,
-                    () -> e.awaitCaughtUp(Duration.ofSeconds(60)));
-            assertTrue(failure.getMessage().contains("CatalogAheadException"), failure.getMessage());
+            step(e, Map.of("t", 10));
         }
     }
 

@@ -4,6 +4,11 @@ import io.walshadow.catalog.CatalogFilter;
 import io.walshadow.catalog.CatalogHistorySerializer;
 import io.walshadow.catalog.CatalogLoader;
 import io.walshadow.catalog.CatalogSnapshot;
+import io.walshadow.catalog.CatalogSource;
+import io.walshadow.catalog.shadow.ShadowCatalog;
+import io.walshadow.catalog.shadow.ShadowCatalogSerializer;
+import io.walshadow.catalog.shadow.ShadowCatalogSource;
+import io.walshadow.catalog.shadow.ShadowTypes;
 import io.walshadow.catalog.CatalogTracker;
 import io.walshadow.catalog.DescriptorHistory;
 import io.walshadow.catalog.CatalogAheadException;
@@ -63,12 +68,14 @@ public final class WalDecoderFunction extends ProcessFunction<XLogRecord, Buffer
     private static final long serialVersionUID = 1L;
     private static final Logger LOG = LoggerFactory.getLogger(WalDecoderFunction.class);
     /** Version of this operator's own state layout (the history bytes carry their own version inside). */
-    static final int STATE_VERSION = 3;
+    static final int STATE_VERSION = 4;
 
     private final PgConnectionConfig pg;
     private final String include;
     private final String exclude;
     private final StartPoint start;
+    /** The catalog bootstrap of a new job (gzipped shadow), null when the job is restored from state. */
+    private final byte[] catalogBootstrap;
 
     private transient ListState<byte[]> state;
     private transient DescriptorHistory restoredHistory;
@@ -79,6 +86,10 @@ public final class WalDecoderFunction extends ProcessFunction<XLogRecord, Buffer
     private transient long restoredNextCommitSeq;
     /** Full-xid reference from the state (v3), 0 when restored from an older state. */
     private transient long restoredXidReference;
+    /** The catalog shadow from the state (v4), null in an earlier build's state. */
+    private transient ShadowCatalog restoredShadow;
+    private transient ShadowCatalog shadow;
+    private transient long typesVersion;
     /** The start snapshot's xmax (a full xid), from {@link #seed}. */
     private transient long seedXmax;
     private transient Connection catalogConnection;
@@ -95,7 +106,17 @@ public final class WalDecoderFunction extends ProcessFunction<XLogRecord, Buffer
      *     now, at the first start
      */
     public WalDecoderFunction(PgConnectionConfig pg, String include, String exclude, StartPoint start) {
+        this(pg, include, exclude, start, null);
+    }
+
+    /**
+     * @param catalogBootstrap a new job's catalog as of {@code start} ({@link StartPoint#bootstrap}); null for a job
+     *     restored from state (then it is not needed)
+     */
+    public WalDecoderFunction(PgConnectionConfig pg, String include, String exclude, StartPoint start,
+                              byte[] catalogBootstrap) {
         this.start = start;
+        this.catalogBootstrap = catalogBootstrap;
         this.pg = pg;
         this.include = include == null ? "" : include;
         this.exclude = exclude == null ? "" : exclude;
@@ -116,15 +137,31 @@ public final class WalDecoderFunction extends ProcessFunction<XLogRecord, Buffer
     @Override
     public void open(OpenContext ctx) throws Exception {
         CatalogFilter filter = CatalogFilter.parse(include, exclude);
-        catalogConnection = pg.openSql();
-        CatalogLoader loader = new CatalogLoader(catalogConnection, filter);
         CatalogTracker tracker;
-        if (restoredHistory != null) {
-            tracker = restore(filter, loader);
+        if (restoredShadow != null) {
+            shadow = restoredShadow;
+            tracker = restore(filter, new ShadowCatalogSource(shadow, filter));
+        } else if (restoredHistory != null) {
+            // an earlier build's state: its history goes on from the live catalog, as that build did
+            LOG.warn("the restored decoder state has no catalog shadow (written by an earlier build): its catalog "
+                    + "history continues from the live catalog, which DDL the job has not reached yet can make "
+                    + "ambiguous (CatalogAheadException); start the job afresh to follow the catalog from the WAL");
+            catalogConnection = pg.openSql();
+            tracker = restore(filter, new CatalogLoader(catalogConnection, filter));
         } else {
-            tracker = seed(filter, loader);
+            if (catalogBootstrap == null || start == null) {
+                throw new IllegalStateException("a new job needs the catalog bootstrap taken when it was built "
+                        + "(StartPoint.bootstrap); this decoder was built without one");
+            }
+            shadow = ShadowCatalogSerializer.fromCompressed(catalogBootstrap);
+            seedXmax = start.runningXids().xmax();
+            tracker = CatalogTracker.seedAt(filter, new ShadowCatalogSource(shadow, filter), shadow.dbOid(),
+                    shadow.startLsn());
+            LOG.info("catalog history starts at {} from the catalog bootstrap ({} catalog tuples), followed from the "
+                    + "WAL from the redo point {}", Lsn.format(shadow.startLsn()), shadow.tuplesHeld(),
+                    Lsn.format(shadow.redoLsn()));
         }
-        decoder = new WalChangeDecoder(tracker, rowDecoder());
+        decoder = new WalChangeDecoder(tracker, rowDecoder(), shadow);
         decoder.onFilterChange(changes -> LOG.info("catalog filter is now {}: {}", tracker.filter().spec(),
                 describe(changes)));
         if (restoredCreated != null) {
@@ -150,7 +187,7 @@ public final class WalDecoderFunction extends ProcessFunction<XLogRecord, Buffer
      * A restored history; when the configured filter is not the one the history ends with, the change is scheduled
      * at the build's start point (the snapshot source copies the newly included tables as of the same point).
      */
-    private CatalogTracker restore(CatalogFilter filter, CatalogLoader loader) throws SQLException {
+    private CatalogTracker restore(CatalogFilter filter, CatalogSource loader) throws SQLException {
         DescriptorHistory h = restoredHistory;
         FilterChange change = null;
         if (!filter.spec().equals(h.finalFilterSpec())) {
@@ -188,17 +225,6 @@ public final class WalDecoderFunction extends ProcessFunction<XLogRecord, Buffer
                 + (out.length() == 0 ? "none" : out);
     }
 
-    private CatalogTracker seed(CatalogFilter filter, CatalogLoader loader) throws SQLException {
-        StartPoint at = startPoint();
-        CatalogSnapshot.Xids xids = at.runningXids();
-        long startLsn = at.lsn();
-        seedXmax = xids.xmax();
-        CatalogTracker t = CatalogTracker.seed(filter, loader, startLsn, xids);
-        LOG.info("catalog history seeded at {} ({} relations, filter {})", Lsn.format(startLsn),
-                t.history().trackedRelations().size(), filter.spec());
-        return t;
-    }
-
     /** The server's next full xid ({@code pg_current_snapshot()}'s xmax). */
     private long currentXmax() throws SQLException {
         try (Connection c = pg.openSql(); Statement st = c.createStatement();
@@ -208,8 +234,16 @@ public final class WalDecoderFunction extends ProcessFunction<XLogRecord, Buffer
         }
     }
 
-    /** Type catalog on a connection of its own: the catalog loader's connection runs its own transactions. */
+    /**
+     * Types as of the stream's position, from the catalog shadow; in an earlier build's state, from the live
+     * catalog on a connection of its own (the catalog loader's connection runs its own transactions).
+     */
     private RowDecoder rowDecoder() throws SQLException {
+        if (shadow != null) {
+            ShadowTypes types = new ShadowTypes(shadow);
+            typesVersion = types.version();
+            return new RowDecoder(new ValueDecoder(types));
+        }
         try (Connection c = pg.openSql()) {
             return new RowDecoder(new ValueDecoder(SqlTypeCatalog.load(c)));
         }
@@ -227,6 +261,13 @@ public final class WalDecoderFunction extends ProcessFunction<XLogRecord, Buffer
         }
         for (String name : tracker.counters().asMap().keySet()) {
             group.gauge(name, () -> tracker.counters().asMap().get(name));
+        }
+        if (shadow != null) {
+            for (String name : shadow.counters().asMap().keySet()) {
+                group.gauge(name, () -> shadow.counters().asMap().get(name));
+            }
+            group.gauge("catalog_shadow_tuples", () -> shadow.tuplesHeld());
+            group.gauge("catalog_shadow_transactions_in_progress", () -> shadow.transactionsInProgress());
         }
         // Seconds behind the source: how old the newest commit was when the decoder reached it (does not grow while
         // the source is idle; the source's lag_bytes tells an idle stream from a stalled one).
@@ -251,6 +292,9 @@ public final class WalDecoderFunction extends ProcessFunction<XLogRecord, Buffer
             throw e;
         }
         recordsPerSecond.markEvent();
+        if (shadow != null && shadow.typesVersion() != typesVersion) {
+            decoder.replaceRowDecoder(rowDecoder()); // a commit changed types, enum labels or composites
+        }
         for (BufferEvent e : events) {
             if (!(e.event() instanceof XactEvent)) {
                 changesPerSecond.markEvent();
@@ -259,7 +303,7 @@ public final class WalDecoderFunction extends ProcessFunction<XLogRecord, Buffer
                 commitLagMs = Math.max(0, System.currentTimeMillis()
                         - Math.floorDiv(io.walshadow.xact.PgTimestamps.toUnixMicros(c.xactTime()), 1000L));
             }
-            if (e.event() instanceof XactEvent x && !x.catalogChanges().isEmpty()) {
+            if (shadow == null && e.event() instanceof XactEvent x && !x.catalogChanges().isEmpty()) {
                 // New enum labels, composite or domain types may come with the change: decode with current types.
                 decoder.replaceRowDecoder(rowDecoder());
             }
@@ -314,6 +358,11 @@ public final class WalDecoderFunction extends ProcessFunction<XLogRecord, Buffer
         }
         out.writeLong(decoder.nextCommitSeq());
         out.writeLong(decoder.xidReference()); // v3
+        ShadowCatalog sh = decoder.shadow(); // v4
+        out.writeBoolean(sh != null);
+        if (sh != null) {
+            ShadowCatalogSerializer.write(sh, out);
+        }
         out.flush();
         return bytes.toByteArray();
     }
@@ -363,6 +412,7 @@ public final class WalDecoderFunction extends ProcessFunction<XLogRecord, Buffer
             restoredNextCommitSeq = in.readLong();
         }
         restoredXidReference = version >= 3 ? in.readLong() : 0;
+        restoredShadow = version >= 4 && in.readBoolean() ? ShadowCatalogSerializer.read(in) : null;
     }
 
     @Override

@@ -1,6 +1,8 @@
 package io.walshadow.snapshot;
 
 import io.walshadow.catalog.CatalogSnapshot;
+import io.walshadow.catalog.shadow.CatalogBootstrap;
+import io.walshadow.catalog.shadow.ShadowCatalogSerializer;
 import io.walshadow.pg.PgConnectionConfig;
 import io.walshadow.source.ReplicationSlots;
 import io.walshadow.wal.Lsn;
@@ -9,6 +11,8 @@ import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Where a new job begins, taken once when the job is built and shared by the decoder (its catalog history starts
@@ -24,6 +28,25 @@ import java.sql.Statement;
  *     unknown (a standby, which cannot assign one; a state of an earlier build): then the xmax is used
  */
 public record StartPoint(long lsn, String xids, long waitXid) implements Serializable {
+    private static final Logger LOG = LoggerFactory.getLogger(StartPoint.class);
+
+    /**
+     * A new job's start: after making sure the slot exists, the catalog bootstrap ({@link CatalogBootstrap}), whose
+     * position and snapshot are the start point; the catalog comes with it (gzipped, for the decoder).
+     */
+    public static Bootstrapped bootstrap(PgConnectionConfig pg, String slotName, boolean createSlot)
+            throws SQLException {
+        try (Connection c = pg.openSql()) {
+            ReplicationSlots.ensure(c, slotName, createSlot);
+            CatalogBootstrap.Result r = new CatalogBootstrap(c, LOG::info).take(slotName);
+            return new Bootstrapped(new StartPoint(r.startLsn(), r.snapshot(), r.waitXid()),
+                    ShadowCatalogSerializer.toCompressed(r.shadow()));
+        }
+    }
+
+    /** A start point and the catalog as of it ({@link ShadowCatalogSerializer#toCompressed}). */
+    public record Bootstrapped(StartPoint start, byte[] catalog) implements Serializable {
+    }
 
     public static StartPoint take(PgConnectionConfig pg, String slotName, boolean createSlot) throws SQLException {
         try (Connection c = pg.openSql()) {

@@ -429,7 +429,7 @@ class XactBufferTest {
         PgConnectionConfig pg = FlinkTestJobs.localPg();
         env.fromSource(new WalSource(pg, WalSourceOptions.defaults(slot)), WatermarkStrategy.noWatermarks(), "wal")
                 .uid("wal-source")
-                .process(new WalDecoderFunction(pg, "public." + table, "")).returns(BufferEventSerializer.typeInfo())
+                .process(FlinkTestJobs.decoder(pg, slot, "public." + table, restoreFrom)).returns(BufferEventSerializer.typeInfo())
                 .uid("wal-decoder")
                 .keyBy(BufferEvent::topXid, Types.INT)
                 // the operator the job uses: families stay on the heap between checkpoints; the run that keeps

@@ -114,7 +114,7 @@ class DecoderRestoreTest {
         PgConnectionConfig pg = FlinkTestJobs.localPg();
         env.fromSource(new WalSource(pg, WalSourceOptions.defaults(slot)), WatermarkStrategy.noWatermarks(), "wal")
                 .uid("wal-source")
-                .process(new WalDecoderFunction(pg, "public." + table, "")).returns(BufferEventSerializer.typeInfo())
+                .process(FlinkTestJobs.decoder(pg, slot, "public." + table, restoreFrom)).returns(BufferEventSerializer.typeInfo())
                 .uid("wal-decoder")
                 .map(new Collect(table)).uid("collect")
                 .sinkTo(new DiscardingSink<>());

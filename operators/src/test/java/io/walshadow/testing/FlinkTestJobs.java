@@ -33,6 +33,19 @@ public final class FlinkTestJobs {
      * RocksDB state, a checkpoint every 300 ms kept on cancel (all of them, so tests can tell completed ones by
      * their metadata), no restarts; restored from {@code restoreFrom} when given.
      */
+    /**
+     * The decoder a job built now needs: a fresh one gets the catalog bootstrap (the slot is created first), a
+     * restored one nothing (its state has the catalog), as the job's own build does.
+     */
+    public static io.walshadow.decoder.WalDecoderFunction decoder(PgConnectionConfig pg, String slot, String include,
+                                                                 Path restoreFrom) throws java.sql.SQLException {
+        if (restoreFrom != null) {
+            return new io.walshadow.decoder.WalDecoderFunction(pg, include, "", null, null);
+        }
+        io.walshadow.snapshot.StartPoint.Bootstrapped b = io.walshadow.snapshot.StartPoint.bootstrap(pg, slot, true);
+        return new io.walshadow.decoder.WalDecoderFunction(pg, include, "", b.start(), b.catalog());
+    }
+
     public static Configuration checkpointed(Path checkpoints, Path restoreFrom) {
         Configuration conf = new Configuration();
         conf.set(StateBackendOptions.STATE_BACKEND, "rocksdb");
