@@ -114,21 +114,36 @@ class CatalogHistorySerializerTest {
         StateFormatException e = assertThrows(StateFormatException.class,
                 () -> CatalogHistorySerializer.fromBytes(bytes));
         assertTrue(e.getMessage().contains("format version 7"), e.getMessage());
-        assertTrue(e.getMessage().contains("reads versions 1 to 2"), e.getMessage());
+        assertTrue(e.getMessage().contains("reads versions 1 to 3"), e.getMessage());
     }
 
     @Test
-    void versionOneStateIsStillRead() throws Exception {
+    void versionOneAndTwoStatesAreStillRead() throws Exception {
         DescriptorHistory h = buildTracker().history();
-        byte[] v2 = CatalogHistorySerializer.toBytes(h);
-        // version 1 is version 2 without the pending filter changes' count (0 here) before the end marker
-        byte[] v1 = new byte[v2.length - 4];
-        System.arraycopy(v2, 0, v1, 0, v2.length - 8);
-        System.arraycopy(v2, v2.length - 4, v1, v2.length - 8, 4);
-        ByteBuffer.wrap(v1).putInt(4, 1);
-        DescriptorHistory r = CatalogHistorySerializer.fromBytes(v1);
-        assertArrayEquals(v2, CatalogHistorySerializer.toBytes(r), "reads back as the same history");
-        assertTrue(r.pendingFilters().isEmpty());
+        byte[] v3 = CatalogHistorySerializer.toBytes(h);
+        // version 2 is version 3 without the seeded flag (1 byte) before the end marker; version 1 also lacks the
+        // pending filter changes' count (0 here)
+        for (int version : new int[] {1, 2}) {
+            int cut = version == 2 ? 1 : 5;
+            byte[] old = new byte[v3.length - cut];
+            System.arraycopy(v3, 0, old, 0, v3.length - 4 - cut);
+            System.arraycopy(v3, v3.length - 4, old, v3.length - 4 - cut, 4);
+            ByteBuffer.wrap(old).putInt(4, version);
+            DescriptorHistory r = CatalogHistorySerializer.fromBytes(old);
+            assertArrayEquals(v3, CatalogHistorySerializer.toBytes(r), "version " + version + " reads back as the same");
+            assertTrue(r.pendingFilters().isEmpty());
+            assertTrue(r.seeded(), "an earlier build's history was seeded when written");
+        }
+    }
+
+    @Test
+    void aHistoryWaitingForItsSeedStaysWaiting() throws Exception {
+        DescriptorHistory h = CatalogTracker.seedAt(CatalogFilter.parse("public.*", ""), new FakeCatalog(),
+                FakeCatalog.DB, 0x7000).history();
+        assertTrue(!h.seeded());
+        DescriptorHistory r = CatalogHistorySerializer.fromBytes(CatalogHistorySerializer.toBytes(h));
+        assertTrue(!r.seeded());
+        assertEquals(0x7000, r.historyStart());
     }
 
     @Test

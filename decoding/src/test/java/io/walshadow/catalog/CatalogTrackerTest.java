@@ -64,6 +64,24 @@ class CatalogTrackerTest {
     }
 
     @Test
+    void aDeferredSeedLoadsWhenTheStreamReachesTheStart() throws SQLException {
+        FakeCatalog later = new FakeCatalog();
+        later.put(rel(T, "t").col(intCol(1, "id"), 500).col(textCol(2, "a"), 500));
+        CatalogTracker t = CatalogTracker.seedAt(CatalogFilter.all(), later, FakeCatalog.DB, START);
+        assertTrue(t.reach(START - 8).isEmpty());
+        assertEquals(0, later.loads, "nothing is read before the stream is at the start");
+        assertEquals(NotCoveredReason.BEFORE_HISTORY, t.history().lookup(loc(T), START - 8).reason());
+        // what the source says by the time the stream gets there is the catalog at the start
+        later.put(rel(T, "t").col(intCol(1, "id"), 500).col(textCol(2, "a"), 500).col(intCol(3, "b"), 600));
+        t.reach(START);
+        assertEquals(1, later.loads);
+        assertTrue(t.history().seeded());
+        assertEquals(List.of("id", "a", "b"), names(t.history().lookup(loc(T), START)));
+        t.reach(START + 8);
+        assertEquals(1, later.loads, "seeded once");
+    }
+
+    @Test
     void commitWithoutInvalidationsLoadsNothing() throws SQLException {
         int before = cat.loads;
         assertTrue(tracker.onCommit(CommitInfo.plain(0x2000, 1500, FakeCatalog.DB)).isEmpty());
