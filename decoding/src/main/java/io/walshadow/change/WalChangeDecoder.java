@@ -262,6 +262,9 @@ public final class WalChangeDecoder {
                 return List.of();
             case Rmgrs.RM_XLOG_ID:
                 int info = r.rmgrInfo();
+                if (info == HeapRecordDecoder.XLOG_FPI) {
+                    return newPages(r);
+                }
                 if (info == XLOG_CHECKPOINT_SHUTDOWN || info == XLOG_CHECKPOINT_ONLINE) {
                     // An absolute next full xid: keeps the reference exact however long the stream runs.
                     long next = r.mainData().getLong(CHECKPOINT_NEXT_XID_OFFSET);
@@ -331,6 +334,20 @@ public final class WalChangeDecoder {
         }
     }
 
+    /**
+     * Pages a transaction writes whole into storage it created (VACUUM FULL, CLUSTER, SET TABLESPACE copy tuples so):
+     * their rows wait for its commit, like any record of new storage, and arrive as inserts at their new TIDs. Index
+     * pages (CREATE INDEX writes them so too) are not heap pages and are let through.
+     */
+    private List<ChangeEvent> newPages(XLogRecord r) {
+        BlockRef b0 = r.block(0);
+        if (b0 == null || r.xid() == 0 || !created.contains(b0.rel()) || b0.forkNumber() != FORK_MAIN
+                || !HeapRecordDecoder.writesHeapPagesOf(r, b0.rel())) {
+            return List.of();
+        }
+        return defer(r, b0.rel());
+    }
+
     private int topXid(XLogRecord r) {
         return r.toplevelXid() != 0 ? r.toplevelXid() : topOf.getOrDefault(r.xid(), r.xid());
     }
@@ -376,7 +393,23 @@ public final class WalChangeDecoder {
         if (desc == null) {
             return List.of(); // created and dropped inside the transaction, or not replicated after all
         }
-        return rowChanges(d.record(), desc);
+        List<ChangeEvent> out = new ArrayList<>(rowsOf(rows, d, desc));
+        counters.rowChanges += out.size();
+        return out;
+    }
+
+    /**
+     * The row changes of a deferred record other than a TRUNCATE, with the descriptor as of its transaction's
+     * commit: a heap record's, or the copies in pages a rewrite wrote whole ({@link #newPages}).
+     */
+    public static List<RowChange> rowsOf(RowDecoder rows, DeferredRecord d, RelationDescriptor desc) {
+        List<HeapChange> changes = d.record().rmid() == Rmgrs.RM_XLOG_ID
+                ? HeapRecordDecoder.decodeNewPages(d.record(), d.rel()) : HeapRecordDecoder.decode(d.record());
+        List<RowChange> out = new ArrayList<>(changes.size());
+        for (HeapChange c : changes) {
+            out.add(rows.decode(c, desc));
+        }
+        return out;
     }
 
     private List<ChangeEvent> rowChanges(XLogRecord r, RelationDescriptor d) {

@@ -187,6 +187,85 @@ public final class HeapRecordDecoder {
         return new Tid(b0.blockNumber(), Bytes.uint16(r.rawBytes(), md));
     }
 
+    /** XLOG_FPI (rmgr XLOG): pages written whole, e.g. the new heap of a VACUUM FULL / CLUSTER (log_newpage). */
+    public static final int XLOG_FPI = 0xB0;
+    private static final int HEAP_XMIN_INVALID = 0x0200;
+    private static final int HEAP_XMIN_FROZEN = 0x0300;
+    private static final int HEAP_XMAX_EXCL_LOCK = 0x0040;
+    private static final int HEAP_XMAX_LOCK_ONLY = 0x0080;
+    private static final int HEAP_XMAX_INVALID = 0x0800;
+    private static final int HEAP_XMAX_IS_MULTI = 0x1000;
+    private static final int HEAP_LOCK_MASK = 0x0050;
+
+    /** Whether the record writes whole pages (XLOG_FPI) of relation {@code rel} that are heap pages. */
+    public static boolean writesHeapPagesOf(XLogRecord r, RelFileLocator rel) {
+        if (r.rmid() != Rmgrs.RM_XLOG_ID || r.rmgrInfo() != XLOG_FPI) {
+            return false;
+        }
+        for (BlockRef b : r.blocks()) {
+            if (b.forkNumber() == BlockRef.FORK_MAIN && b.rel().equals(rel) && b.hasImage()) {
+                byte[] page = BlockImages.restore(r.format(), r.lsn(), b);
+                // a heap page has no special space; every index access method keeps one
+                return Bytes.uint16(page, 14) == 0 || Bytes.uint16(page, 16) == BLCKSZ;
+            }
+        }
+        return false;
+    }
+
+    /**
+     * The rows of pages written whole (XLOG_FPI) for {@code rel}: what a rewrite that copies tuples into new storage
+     * (VACUUM FULL, CLUSTER, ALTER TABLE SET TABLESPACE) leaves there, as inserts at their new TIDs. A copy keeps
+     * the tuple's header: versions deleted by a committed transaction (copied because a snapshot could still see
+     * them) carry that xmax and are left out; a locker's or an aborted deleter's xmax (hinted invalid by the
+     * rewrite's own visibility check) does not delete. Copied tuples' inserts committed (an aborted insert is not
+     * copied).
+     */
+    public static List<HeapChange> decodeNewPages(XLogRecord r, RelFileLocator rel) {
+        List<Tid> tids = new ArrayList<>();
+        List<HeapTuple> tuples = new ArrayList<>();
+        for (BlockRef b : r.blocks()) {
+            if (b.forkNumber() != BlockRef.FORK_MAIN || !b.rel().equals(rel) || !b.hasImage()) {
+                continue;
+            }
+            byte[] page = BlockImages.restore(r.format(), r.lsn(), b);
+            int upper = Bytes.uint16(page, 14);
+            if (upper == 0) {
+                continue; // an empty new page
+            }
+            int items = (Bytes.uint16(page, 12) - SIZE_OF_PAGE_HEADER) / 4;
+            for (int off = 1; off <= items; off++) {
+                int itemId = Bytes.int32(page, SIZE_OF_PAGE_HEADER + 4 * (off - 1));
+                if (((itemId >>> 15) & 0x3) != LP_NORMAL) {
+                    continue;
+                }
+                HeapTuple t = pageTuple(page, off, r.lsn(), rel);
+                if (liveCopy(t)) {
+                    tids.add(new Tid(b.blockNumber(), off));
+                    tuples.add(t);
+                }
+            }
+        }
+        List<HeapChange> out = new ArrayList<>(tuples.size());
+        for (int i = 0; i < tuples.size(); i++) {
+            out.add(new HeapChange(r.lsn(), r.xid(), r.toplevelXid(), r.origin(), rel, Operation.MULTI_INSERT, r.info(),
+                    0, tids.get(i), null, tuples.get(i), null, OldTupleKind.NONE, i, tuples.size(), 0, null));
+        }
+        return out;
+    }
+
+    private static boolean liveCopy(HeapTuple t) {
+        int im = t.infomask();
+        if ((im & HEAP_XMIN_FROZEN) == HEAP_XMIN_INVALID) {
+            return false;
+        }
+        if (t.xmax() == 0 || (im & HEAP_XMAX_INVALID) != 0) {
+            return true;
+        }
+        boolean lockOnly = (im & HEAP_XMAX_LOCK_ONLY) != 0
+                || (im & (HEAP_XMAX_IS_MULTI | HEAP_LOCK_MASK)) == HEAP_XMAX_EXCL_LOCK;
+        return lockOnly;
+    }
+
     // ---------------------------------------------------------------------------------------------------------
 
     private static HeapChange decodeInsert(XLogRecord r, BlockRef b0) {

@@ -712,12 +712,7 @@ public final class XactBuffer extends KeyedProcessFunction<Integer, BufferEvent,
     }
 
     private static List<RowChange> decodeWith(RowDecoder rows, DeferredRecord d, RelationDescriptor desc) {
-        List<HeapChange> changes = HeapRecordDecoder.decode(d.record());
-        List<RowChange> out = new java.util.ArrayList<>(changes.size());
-        for (HeapChange hc : changes) {
-            out.add(rows.decode(hc, desc));
-        }
-        return out;
+        return WalChangeDecoder.rowsOf(rows, d, desc);
     }
 
     private void discardAll() throws Exception {

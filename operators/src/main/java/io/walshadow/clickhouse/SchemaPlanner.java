@@ -24,9 +24,11 @@ import java.util.List;
  *   <li>columns by attribute number: added (with the column's missing value as DEFAULT, so rows written before it
  *       read what PostgreSQL reads), dropped, renamed, type changed. A sorting-key column keeps its ClickHouse name
  *       and type (ClickHouse can neither rename nor drop one, nor change its type in place);
- *   <li>a rewrite (new storage and changed columns: ALTER COLUMN TYPE, ADD COLUMN with a volatile default): the
- *       rewrite re-inserts every live row, so the destination is emptied first (recreated when a key column's
- *       type changed) and the family's changes on the old storage are superseded ({@link Plan#supersedeOldStorage}).
+ *   <li>a rewrite (new storage and changed columns: ALTER COLUMN TYPE, ADD COLUMN with a volatile default; or new
+ *       storage of a table keyed by TID: VACUUM FULL, CLUSTER, whose copied rows the decoder re-inserts from the
+ *       pages they write whole): the rewrite re-inserts every live row, so the destination is emptied first
+ *       (recreated when a key column's type changed) and the family's changes on the old storage are superseded
+ *       ({@link Plan#supersedeOldStorage}).
  * </ul>
  */
 public final class SchemaPlanner {
@@ -82,7 +84,9 @@ public final class SchemaPlanner {
         RelationDescriptor before = current.shape();
         boolean storageChanged = !before.locator().equals(after.locator());
         boolean columnsChanged = !sameColumns(before, after);
-        boolean rewrite = storageChanged && columnsChanged;
+        // new storage with rows re-inserted: a rewrite of columns (ALTER TYPE), or any copy into new TIDs (VACUUM
+        // FULL, CLUSTER) of a table whose rows ClickHouse identifies by TID
+        boolean rewrite = storageChanged && (columnsChanged || current.keyedByTid());
         if (rewrite && keyTypeChanged(current, after, types)) {
             // ClickHouse cannot change a sorting-key column's type: start over, the rewrite refills the table.
             DestTable t = DestinationSchema.newTable(after, types, caps);
@@ -116,6 +120,11 @@ public final class SchemaPlanner {
                 continue;
             }
             String type = TypeMapping.columnType(c, types, caps);
+            if (oldType != null && oldType.equals("Nullable(" + type + ")")) {
+                // SET NOT NULL (or a primary key): older rows and tombstones may hold NULLs, which a non-Nullable
+                // column cannot take; the column stays Nullable
+                type = oldType;
+            }
             if (oldName == null) {
                 if (defaults == null) {
                     defaults = new RowEncoder(withShape(current, after, types), types, values, (r, col) -> { });

@@ -108,7 +108,6 @@ final class ClickHouseSinkWriter implements CommittingSinkWriter<Drained, SinkBa
 
     // the commit being drained
     private final Map<Integer, RelFileLocator> rewrittenTo = new HashMap<>();
-    private final Map<Integer, CatalogChange> storageMoved = new HashMap<>();
     private final Set<Integer> droppedInCommit = new HashSet<>();
     private final Map<String, RowChange> speculative = new HashMap<>();
 
@@ -296,8 +295,6 @@ final class ClickHouseSinkWriter implements CommittingSinkWriter<Drained, SinkBa
             tables.put(change.relOid(), plan.table());
             if (plan.supersedeOldStorage()) {
                 rewrittenTo.put(change.relOid(), change.after().locator());
-            } else if (plan.storageMoved() && plan.table().keyedByTid()) {
-                storageMoved.put(change.relOid(), change); // settled at the commit: a TRUNCATE, or TIDs lost
             }
         }
     }
@@ -342,7 +339,6 @@ final class ClickHouseSinkWriter implements CommittingSinkWriter<Drained, SinkBa
                     truncates.add(new SinkStep.Truncate(ToastMirror.name(d.toastRelOid())));
                 }
                 addSteps(truncates);
-                storageMoved.remove(d.relOid());
             }
         }
     }
@@ -478,18 +474,6 @@ final class ClickHouseSinkWriter implements CommittingSinkWriter<Drained, SinkBa
             addSteps(barriers); // after the commit's rows: the new generation's births are in the mirror by then
             rewrittenToast.clear();
         }
-        for (Map.Entry<Integer, CatalogChange> e : storageMoved.entrySet()) {
-            CatalogChange ch = e.getValue();
-            if (ch.before().locator().spcOid() == ch.after().locator().spcOid()) {
-                // VACUUM FULL / CLUSTER: rows moved to new TIDs without heap records, so this table's rows can no
-                // longer be identified. Fail closed rather than apply later changes to the wrong rows.
-                throw new IllegalStateException("relation " + ch.after().qualifiedName() + " (no usable primary key:"
-                        + " replicated by heap TID) was rewritten without row records (VACUUM FULL or CLUSTER) by the"
-                        + " commit at " + Lsn.format(c.commitLsn()) + ": its rows' TIDs changed, so ClickHouse table "
-                        + tables.get(e.getKey()).destName() + " cannot follow it any more. Give the table a primary "
-                        + "key (or REPLICA IDENTITY USING INDEX) and re-snapshot it, or exclude it (tables.exclude).");
-            }
-        }
         RowBinaryBuffer out = commitLog;
         int start = out.size();
         out.string(sinkId);
@@ -513,7 +497,6 @@ final class ClickHouseSinkWriter implements CommittingSinkWriter<Drained, SinkBa
         commits++;
         last = c;
         rewrittenTo.clear();
-        storageMoved.clear();
         droppedInCommit.clear();
         speculative.clear();
     }

@@ -98,8 +98,9 @@ final class SnapshotSplitReader implements SplitReader<BufferEvent, SnapshotSpli
                 }
                 rows = new SnapshotRows(current.descriptor(), current.version(), values);
                 TidRange range = new TidRange(current.fromBlock(), current.toBlock());
-                cursor = reader.cursor(rows.table(), rows.selectList(), range, current.resumeBlock(),
-                        current.resumeOffset(), fetchRows);
+                // by oid: a RENAME of the table or its schema since the plan must not lose the chunk
+                cursor = reader.cursor(currentName(current.descriptor().relOid()), rows.selectList(), range,
+                        current.resumeBlock(), current.resumeOffset(), fetchRows);
                 emitted = 0;
             }
             String splitId = current.splitId();
@@ -196,6 +197,16 @@ final class SnapshotSplitReader implements SplitReader<BufferEvent, SnapshotSpli
         }
         cursor = null;
         reader = null;
+    }
+
+    /** The relation's name now (quoted, qualified), as the reader's session resolves its oid. */
+    private String currentName(int relOid) throws java.sql.SQLException {
+        try (java.sql.Statement st = reader.connection().createStatement();
+             java.sql.ResultSet rs = st.executeQuery("SELECT quote_ident(n.nspname) || '.' || quote_ident(c.relname)"
+                     + " FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE c.oid = "
+                     + Integer.toUnsignedString(relOid))) {
+            return rs.next() ? rs.getString(1) : rows.table();
+        }
     }
 
     @Override
