@@ -520,10 +520,16 @@ public final class WalChangeDecoder {
         }
         if (x instanceof XactCommit c) {
             Set<RelFileLocator> dropped = c.rels() == null ? Set.of() : new HashSet<>(c.rels());
+            Set<Integer> invalidated = c.invals() == null ? Set.of() : c.invals().relcacheRelIds(db);
+            boolean all = c.invals() != null && (c.invals().resetsAllRelations(db) || c.invals().resetsCatalog(db));
+            if (shadow != null) {
+                // what the commit changed in the catalogs, exactly (a schema rename sends no relcache message)
+                invalidated = new java.util.LinkedHashSet<>(invalidated);
+                invalidated.addAll(shadow.changedRelations());
+                all |= shadow.namespacesChanged();
+            }
             changes = tracker.onCommit(new CommitInfo(c.lsn(), c.xid(),
-                    c.subxids() == null ? new int[0] : c.subxids().toIntArray(), c.dbIdOrZero(),
-                    c.invals() == null ? Set.of() : c.invals().relcacheRelIds(db),
-                    c.invals() != null && (c.invals().resetsAllRelations(db) || c.invals().resetsCatalog(db)),
+                    c.subxids() == null ? new int[0] : c.subxids().toIntArray(), c.dbIdOrZero(), invalidated, all,
                     dropped, created)); // only this database's are ever added
             settleCreated(changes, dropped);
             Set<RelFileLocator> deferred = deferredBy.remove(c.xid());

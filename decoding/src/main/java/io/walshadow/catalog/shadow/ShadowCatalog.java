@@ -85,6 +85,8 @@ public final class ShadowCatalog {
     private final Map<Integer, List<Effect>> pending = new HashMap<>();
     /** Bumped by every commit that changes pg_type, pg_enum, pg_attribute or pg_namespace. */
     long typesVersion;
+    private final Set<Integer> changedRelations = new HashSet<>();
+    private boolean namespacesChanged;
     final ShadowCounters counters = new ShadowCounters();
 
     private record Effect(RelationMirror mirror, long tid, boolean insert) {
@@ -740,6 +742,8 @@ public final class ShadowCatalog {
             followRewrites(lsn, ending);
         }
         boolean typesChanged = false;
+        changedRelations.clear();
+        namespacesChanged = false;
         for (int x : xids) {
             List<Effect> effects = pending.remove(x);
             if (effects != null) {
@@ -748,6 +752,7 @@ public final class ShadowCatalog {
                     if (t == null) {
                         continue;
                     }
+                    noteChange(t.row);
                     if (e.insert && t.xmin == x) {
                         t.committed = true;
                         t.doubtful = false;
@@ -786,6 +791,28 @@ public final class ShadowCatalog {
                 }
             }
         }
+    }
+
+    private void noteChange(CatalogRow row) {
+        if (row instanceof ClassRow c) {
+            changedRelations.add(c.oid());
+        } else if (row instanceof CatalogRow.AttributeRow a) {
+            changedRelations.add(a.attrelid());
+        } else if (row instanceof CatalogRow.IndexRow i) {
+            changedRelations.add(i.indrelid());
+        } else if (row instanceof CatalogRow.NamespaceRow) {
+            namespacesChanged = true;
+        }
+    }
+
+    /** Relations whose pg_class, pg_attribute or pg_index rows the last commit changed. */
+    public Set<Integer> changedRelations() {
+        return changedRelations;
+    }
+
+    /** Whether the last commit changed a pg_namespace row (a schema renamed: every relation's name may change). */
+    public boolean namespacesChanged() {
+        return namespacesChanged;
     }
 
     /** An abort (or ROLLBACK PREPARED, or a rolled-back subtransaction): its inserts vanish, its deletes undone. */
