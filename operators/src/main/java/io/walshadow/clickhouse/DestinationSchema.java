@@ -67,7 +67,8 @@ public final class DestinationSchema {
             chTypes.add(c.dropped() ? null : TypeMapping.columnType(c, types, caps));
         }
         boolean byTid = keyedByTid(d, types, caps);
-        return new DestTable(tableName(d), d, names, chTypes, byTid, byTid ? List.of() : d.identityAttnums());
+        // every row's TID too: should the table lose its key later, the destination is re-keyed by it
+        return new DestTable(tableName(d), d, names, chTypes, byTid, byTid ? List.of() : d.identityAttnums(), true);
     }
 
     public static String createTableSql(RelationDescriptor d, TypeCatalog types, ServerCapabilities caps,
@@ -121,7 +122,7 @@ public final class DestinationSchema {
     public static List<String> metaColumns(DestTable t) {
         List<String> defs = new ArrayList<>(List.of(quote(LSN) + " UInt64", quote(COMMIT_LSN) + " UInt64",
                 quote(XID) + " UInt64", quote(IS_DELETED) + " UInt8"));
-        if (t.keyedByTid()) {
+        if (t.tids()) {
             defs.add(quote(TID_BLOCK) + " UInt32");
             defs.add(quote(TID_OFFSET) + " UInt16");
         }

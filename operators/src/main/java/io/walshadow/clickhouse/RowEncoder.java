@@ -195,9 +195,9 @@ public final class RowEncoder {
         out.i64(commitLsn);
         out.i64(fullXid);
         out.u8(deleted ? 1 : 0);
-        if (table.keyedByTid()) {
-            out.i32((int) tid.block());
-            out.i16(tid.offset());
+        if (table.tids()) {
+            out.i32(tid == null ? 0 : (int) tid.block());
+            out.i16(tid == null ? 0 : tid.offset());
         }
         out.i64(batch);
         out.i32(segment);

@@ -21,6 +21,8 @@ import java.util.List;
  *       {@code <dest>__dropped_<commit LSN>} (the name is free for a new table of the same name);
  *   <li>left the filter, became unlogged: the destination stays as it is and gets no more rows;
  *   <li>renamed table or schema: rename the destination;
+ *   <li>the key lost (DROP PRIMARY KEY, REPLICA IDENTITY NOTHING or USING another index): the destination is
+ *       re-keyed by TID (a new table filled with the live rows, which carry their TIDs);
  *   <li>columns by attribute number: added (with the column's missing value as DEFAULT, so rows written before it
  *       read what PostgreSQL reads), dropped, renamed, type changed. A sorting-key column keeps its ClickHouse name
  *       and type (ClickHouse can neither rename nor drop one, nor change its type in place);
@@ -87,13 +89,18 @@ public final class SchemaPlanner {
         // new storage with rows re-inserted: a rewrite of columns (ALTER TYPE), or any copy into new TIDs (VACUUM
         // FULL, CLUSTER) of a table whose rows ClickHouse identifies by TID
         boolean rewrite = storageChanged && (columnsChanged || current.keyedByTid());
-        if (rewrite && keyTypeChanged(current, after, types)) {
-            // ClickHouse cannot change a sorting-key column's type: start over, the rewrite refills the table.
+        boolean identityLost = !current.keyedByTid() && !stillKeyed(current, after, types);
+        if (rewrite && (identityLost || keyTypeChanged(current, after, types))) {
+            // ClickHouse cannot change a sorting-key column's type (nor the sorting key): start over, the rewrite
+            // refills the table.
             DestTable t = DestinationSchema.newTable(after, types, caps);
-            t = new DestTable(dest, t.shape(), t.chNames(), t.chTypes(), t.keyedByTid(), t.keyAttnums());
+            t = new DestTable(dest, t.shape(), t.chNames(), t.chTypes(), t.keyedByTid(), t.keyAttnums(), t.tids());
             steps.add(new SinkStep.DropTable(dest));
             steps.add(new SinkStep.CreateTable(dest, DestinationSchema.createTableSql(t, caps, database)));
             return new Plan(steps, t, true, true);
+        }
+        if (identityLost) {
+            current = rekeyByTid(current, dest, after, steps);
         }
         if (rewrite) {
             steps.add(new SinkStep.Truncate(dest));
@@ -135,20 +142,50 @@ public final class SchemaPlanner {
                     steps.add(new SinkStep.RenameColumn(dest, oldName, c.name(), oldType));
                 }
                 if (!type.equals(oldType)) {
-                    if (rewrite) {
-                        // emptied above: dropping and re-adding converts nothing, the rewrite's rows fill it
-                        steps.add(new SinkStep.DropColumn(dest, c.name()));
-                        steps.add(new SinkStep.AddColumn(dest, c.name(), type, ""));
-                    } else {
-                        steps.add(new SinkStep.ModifyColumn(dest, c.name(), type));
-                    }
+                    // after a rewrite's TRUNCATE the table is empty: the change converts nothing, and the column
+                    // keeps its place
+                    steps.add(new SinkStep.ModifyColumn(dest, c.name(), type));
                 }
             }
             names.add(c.name());
             chTypes.add(type);
         }
-        DestTable t = new DestTable(dest, after, names, chTypes, current.keyedByTid(), current.keyAttnums());
+        DestTable t = new DestTable(dest, after, names, chTypes, current.keyedByTid(), current.keyAttnums(),
+                current.tids());
         return new Plan(steps, t, rewrite, storageChanged);
+    }
+
+    /**
+     * Whether the destination's key still identifies the relation's rows: the identity PostgreSQL logs for UPDATE and
+     * DELETE is still those columns (not dropped with the primary key, moved to another index, or NOTHING).
+     */
+    private boolean stillKeyed(DestTable current, RelationDescriptor after, TypeCatalog types) {
+        return !DestinationSchema.keyedByTid(after, types, caps) && after.identityAttnums().equals(current.keyAttnums());
+    }
+
+    /**
+     * The relation lost the identity its destination is keyed by (DROP PRIMARY KEY, REPLICA IDENTITY NOTHING or
+     * USING another index): from here on its UPDATEs and DELETEs name rows by heap TID only. A new table keyed by TID
+     * takes the live rows (each carries the TID of its newest version) and the destination's name.
+     */
+    private DestTable rekeyByTid(DestTable current, String dest, RelationDescriptor after, List<SinkStep> steps) {
+        if (!current.tids()) {
+            throw new IllegalStateException("the primary key / replica identity of " + after.qualifiedName()
+                    + " changed: ClickHouse table " + dest + " is keyed by " + current.keyAttnums() + " and was created"
+                    + " without the rows' TIDs (by an earlier build), so it cannot be re-keyed. Exclude the table,"
+                    + " drop its destination and include it again (tables.include / tables.exclude) to copy it anew");
+        }
+        DestTable rekeyed = new DestTable(dest, current.shape(), current.chNames(), current.chTypes(), true, List.of(),
+                true);
+        String tmp = dest + "__rekey";
+        DestTable staging = new DestTable(tmp, current.shape(), current.chNames(), current.chTypes(), true, List.of(),
+                true);
+        steps.add(new SinkStep.DropTable(tmp)); // left by an interrupted re-key
+        steps.add(new SinkStep.CreateTable(tmp, DestinationSchema.createTableSql(staging, caps, database)));
+        steps.add(new SinkStep.CopyLive(dest, tmp, SinkTables.columns(current)));
+        steps.add(new SinkStep.DropTable(dest));
+        steps.add(new SinkStep.RenameTable(tmp, dest));
+        return rekeyed;
     }
 
     /** A shape with every live column of {@code after} mapped, to render the missing values of added columns. */
@@ -159,7 +196,7 @@ public final class SchemaPlanner {
             names.add(c.dropped() ? null : c.name());
             chTypes.add(c.dropped() ? null : TypeMapping.columnType(c, types, caps));
         }
-        return new DestTable(current.destName(), after, names, chTypes, current.keyedByTid(), List.of());
+        return new DestTable(current.destName(), after, names, chTypes, current.keyedByTid(), List.of(), current.tids());
     }
 
     private static boolean sameColumns(RelationDescriptor a, RelationDescriptor b) {

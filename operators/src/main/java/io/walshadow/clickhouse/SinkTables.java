@@ -76,6 +76,9 @@ public final class SinkTables {
     /** Staging table of a destination table's current shape (same name after a restore: it is derived). */
     public static String stageName(String sinkId, DestTable t) {
         StringBuilder key = new StringBuilder(t.destName()).append('\0').append(t.keyedByTid());
+        if (t.tids() && !t.keyedByTid()) {
+            key.append("\0tids"); // a keyed table with TID columns stages them too
+        }
         for (int i = 0; i < t.chNames().size(); i++) {
             key.append('\0').append(t.chNames().get(i)).append('\0').append(t.chTypes().get(i));
         }
@@ -107,7 +110,7 @@ public final class SinkTables {
         cols.add(DestinationSchema.COMMIT_LSN);
         cols.add(DestinationSchema.XID);
         cols.add(DestinationSchema.IS_DELETED);
-        if (t.keyedByTid()) {
+        if (t.tids()) {
             cols.add(DestinationSchema.TID_BLOCK);
             cols.add(DestinationSchema.TID_OFFSET);
         }

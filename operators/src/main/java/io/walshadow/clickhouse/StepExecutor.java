@@ -81,6 +81,15 @@ public final class StepExecutor {
             if (exists(t)) {
                 sql(ToastMirror.barrierSql(db, t, b.bornFrom(), b.lsn()));
             }
+        } else if (step instanceof SinkStep.CopyLive c) {
+            if (exists(t) && exists(c.to())) {
+                StringBuilder cols = new StringBuilder();
+                for (String col : c.columns()) {
+                    cols.append(cols.length() == 0 ? "" : ", ").append(quote(col));
+                }
+                sql("INSERT INTO " + name(c.to()) + " (" + cols + ") SELECT " + cols + " FROM " + name(t)
+                        + " FINAL WHERE " + quote(DestinationSchema.IS_DELETED) + " = 0");
+            }
         } else if (step instanceof SinkStep.Truncate) {
             if (exists(t)) {
                 sql("TRUNCATE TABLE " + name(t));

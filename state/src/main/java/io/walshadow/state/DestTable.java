@@ -16,10 +16,13 @@ import java.util.List;
  * @param chTypes ClickHouse column type per {@code shape} column (null for dropped columns)
  * @param keyedByTid the table is ordered by the heap TID ({@code _tid_block, _tid_offset}); else by
  *     {@code keyAttnums}
- * @param keyAttnums attribute numbers of the sorting-key columns when not keyed by TID; fixed at creation
+ * @param keyAttnums attribute numbers of the sorting-key columns when not keyed by TID
+ * @param tids the table has the heap TID columns ({@code _tid_block, _tid_offset}): always when keyed by TID, and
+ *     for tables keyed otherwise created by builds that write the TID of every row (a lost identity re-keys them
+ *     by TID)
  */
 public record DestTable(String destName, RelationDescriptor shape, List<String> chNames, List<String> chTypes,
-                        boolean keyedByTid, List<Integer> keyAttnums) {
+                        boolean keyedByTid, List<Integer> keyAttnums, boolean tids) {
     public DestTable {
         if (chNames.size() != shape.natts() || chTypes.size() != shape.natts()) {
             throw new IllegalArgumentException("names/types per column of " + shape.qualifiedName());
@@ -27,6 +30,13 @@ public record DestTable(String destName, RelationDescriptor shape, List<String> 
         chNames = Collections.unmodifiableList(new ArrayList<>(chNames));
         chTypes = Collections.unmodifiableList(new ArrayList<>(chTypes));
         keyAttnums = List.copyOf(keyAttnums);
+        tids |= keyedByTid;
+    }
+
+    /** A table with TID columns only when keyed by TID (as earlier builds created them). */
+    public DestTable(String destName, RelationDescriptor shape, List<String> chNames, List<String> chTypes,
+                     boolean keyedByTid, List<Integer> keyAttnums) {
+        this(destName, shape, chNames, chTypes, keyedByTid, keyAttnums, keyedByTid);
     }
 
     public int relOid() {

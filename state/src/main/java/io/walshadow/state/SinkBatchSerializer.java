@@ -21,13 +21,14 @@ import org.apache.flink.core.memory.DataOutputSerializer;
  *   5 ModifyColumn: string column, type   6 Truncate   7 DropTable   8 RenameTable: string to
  *   9 Insert: string stage, count m, m x string column, uvarint segment, uvarlong rows
  *   10 ToastBarrier: long bornFrom, long lsn
+ *   11 CopyLive: string to, count m, m x string column
  * </pre>
- * Version 1 is version 2 without kind 10.
+ * Version 1 is version 2 without kind 10; version 2 is version 3 without kind 11.
  */
 public final class SinkBatchSerializer implements SimpleVersionedSerializer<SinkBatch>, java.io.Serializable {
     private static final long serialVersionUID = 1L;
     public static final SinkBatchSerializer INSTANCE = new SinkBatchSerializer();
-    static final int VERSION = 2;
+    static final int VERSION = 3;
 
     @Override
     public int getVersion() {
@@ -54,8 +55,9 @@ public final class SinkBatchSerializer implements SimpleVersionedSerializer<Sink
 
     @Override
     public SinkBatch deserialize(int version, byte[] bytes) throws IOException {
-        if (version != 1 && version != VERSION) {
-            throw new StateFormatException("sink committable of version " + version + ": this build reads " + VERSION);
+        if (version < 1 || version > VERSION) {
+            throw new StateFormatException("sink committable of version " + version + ": this build reads 1 to "
+                    + VERSION);
         }
         DataInputDeserializer in = new DataInputDeserializer(bytes);
         String sinkId = Wire.readString(in);
@@ -105,6 +107,12 @@ public final class SinkBatchSerializer implements SimpleVersionedSerializer<Sink
         } else if (s instanceof SinkStep.ToastBarrier b) {
             out.writeLong(b.bornFrom());
             out.writeLong(b.lsn());
+        } else if (s instanceof SinkStep.CopyLive c) {
+            Wire.writeString(out, c.to());
+            Wire.writeCount(out, c.columns().size());
+            for (String col : c.columns()) {
+                Wire.writeString(out, col);
+            }
         } // Truncate, DropTable: the table only
     }
 
@@ -127,6 +135,8 @@ public final class SinkBatchSerializer implements SimpleVersionedSerializer<Sink
             return 8;
         } else if (s instanceof SinkStep.ToastBarrier) {
             return 10;
+        } else if (s instanceof SinkStep.CopyLive) {
+            return 11;
         }
         return 9; // Insert
     }
@@ -154,6 +164,15 @@ public final class SinkBatchSerializer implements SimpleVersionedSerializer<Sink
                         Wire.readUVarLong(in, "rows"));
             }
             case 10: return new SinkStep.ToastBarrier(table, in.readLong(), in.readLong());
+            case 11: {
+                String to = Wire.readString(in);
+                int m = Wire.readCount(in, "copied columns");
+                List<String> cols = new ArrayList<>(m);
+                for (int i = 0; i < m; i++) {
+                    cols.add(Wire.readString(in));
+                }
+                return new SinkStep.CopyLive(table, to, cols);
+            }
             default:
                 throw new StateFormatException("sink step of unknown kind " + kind);
         }

@@ -44,6 +44,17 @@ public sealed interface SinkStep {
     record ToastBarrier(String table, long bornFrom, long lsn) implements SinkStep {}
 
     /**
+     * Copies the live rows (newest version of each key, not deleted) of {@code table} into {@code to}, columns by
+     * name: a destination re-keyed by TID is filled from the old one. A repeat copies the same rows at the same
+     * versions, which ReplacingMergeTree folds.
+     */
+    record CopyLive(String table, String to, List<String> columns) implements SinkStep {
+        public CopyLive {
+            columns = List.copyOf(columns);
+        }
+    }
+
+    /**
      * Copies the rows of one segment of the batch from a staging table into {@code table}.
      *
      * @param columns the destination columns, which the staging table has under the same names

@@ -14,13 +14,15 @@ import org.apache.flink.core.memory.DataOutputSerializer;
  * table: string destName, byte keyedByTid, count k, k x uvarint key attnum,
  *   RelationDescriptorCodec v1 (the shape), then per shape column: nullable string chName, nullable string chType
  * </pre>
- * Version 1 is version 2 without the mirrors (read as none).
+ *   (version 3) per table: byte tids
+ * Version 1 is version 2 without the mirrors (read as none); version 2 has no TID flag (a table has TID columns
+ * exactly when keyed by TID).
  */
 public final class SinkWriterStateSerializer implements SimpleVersionedSerializer<SinkWriterState>,
         java.io.Serializable {
     private static final long serialVersionUID = 1L;
     public static final SinkWriterStateSerializer INSTANCE = new SinkWriterStateSerializer();
-    static final int VERSION = 2;
+    static final int VERSION = 3;
 
     @Override
     public int getVersion() {
@@ -50,13 +52,17 @@ public final class SinkWriterStateSerializer implements SimpleVersionedSerialize
         for (String m : s.retireMirrors()) {
             Wire.writeString(out, m);
         }
+        for (DestTable t : s.tables()) {
+            out.writeBoolean(t.tids());
+        }
         return out.getCopyOfBuffer();
     }
 
     @Override
     public SinkWriterState deserialize(int version, byte[] bytes) throws IOException {
-        if (version != 1 && version != VERSION) {
-            throw new StateFormatException("sink writer state of version " + version + ": this build reads " + VERSION);
+        if (version < 1 || version > VERSION) {
+            throw new StateFormatException("sink writer state of version " + version + ": this build reads 1 to "
+                    + VERSION);
         }
         DataInputDeserializer in = new DataInputDeserializer(bytes);
         String sinkId = Wire.readString(in);
@@ -85,6 +91,13 @@ public final class SinkWriterStateSerializer implements SimpleVersionedSerialize
             int m = Wire.readCount(in, "mirrors to retire");
             for (int i = 0; i < m; i++) {
                 retire.add(Wire.readString(in));
+            }
+        }
+        if (version >= 3) {
+            for (int i = 0; i < tables.size(); i++) {
+                DestTable t = tables.get(i);
+                tables.set(i, new DestTable(t.destName(), t.shape(), t.chNames(), t.chTypes(), t.keyedByTid(),
+                        t.keyAttnums(), in.readBoolean()));
             }
         }
         return new SinkWriterState(sinkId, next, tables, retire);

@@ -2,6 +2,8 @@ package io.walshadow.state;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 
 import java.io.IOException;
 import java.util.Arrays;
@@ -19,7 +21,8 @@ class SinkStateSerializerTest {
             new SinkStep.RenameColumn("t", "a", "c", "Int32"), new SinkStep.ModifyColumn("t", "c", "Int64"),
             new SinkStep.Truncate("t"), new SinkStep.DropTable("u"), new SinkStep.RenameTable("t", "t2"),
             new SinkStep.Insert("t2", "stage", List.of("c", "_lsn"), 3, 99),
-            new SinkStep.ToastBarrier("pg_toast_16390", 0x1_0000_0010L, 0xFFFF_FFFF_FFFF_FFF0L));
+            new SinkStep.ToastBarrier("pg_toast_16390", 0x1_0000_0010L, 0xFFFF_FFFF_FFFF_FFF0L),
+            new SinkStep.CopyLive("t2", "t2__rekey", List.of("c", "_lsn", "_tid_block")));
 
     @Test
     void batchesRoundTrip() throws IOException {
@@ -31,15 +34,17 @@ class SinkStateSerializerTest {
 
     @Test
     void version1BatchesAreRead() throws IOException {
-        SinkBatch v1 = new SinkBatch("sink", 12, STEPS.subList(0, STEPS.size() - 1), 3, 99, 41, 5, 6, 7);
-        // version 2 without kind 10 is version 1's layout
+        SinkBatch v1 = new SinkBatch("sink", 12, STEPS.subList(0, STEPS.size() - 2), 3, 99, 41, 5, 6, 7);
+        // version 3 without kinds 10 and 11 is version 1's layout, without kind 11 version 2's
         assertEquals(v1, SinkBatchSerializer.INSTANCE.deserialize(1, SinkBatchSerializer.INSTANCE.serialize(v1)));
-        assertThrows(StateFormatException.class, () -> SinkBatchSerializer.INSTANCE.deserialize(3, new byte[0]));
+        SinkBatch v2 = new SinkBatch("sink", 12, STEPS.subList(0, STEPS.size() - 1), 3, 99, 41, 5, 6, 7);
+        assertEquals(v2, SinkBatchSerializer.INSTANCE.deserialize(2, SinkBatchSerializer.INSTANCE.serialize(v2)));
+        assertThrows(StateFormatException.class, () -> SinkBatchSerializer.INSTANCE.deserialize(4, new byte[0]));
     }
 
     @Test
     void writerStateRoundTripsAndVersion1HasNoMirrorsToRetire() throws IOException {
-        DestTable t = new DestTable("s__t", Samples.descriptor(), names(), types(), false, List.of(1));
+        DestTable t = new DestTable("s__t", Samples.descriptor(), names(), types(), false, List.of(1), true);
         SinkWriterState s = new SinkWriterState("sink", 8, List.of(t), List.of("pg_toast_1", "pg_toast_2"));
         byte[] bytes = SinkWriterStateSerializer.INSTANCE.serialize(s);
         SinkWriterState back = SinkWriterStateSerializer.INSTANCE.deserialize(SinkWriterStateSerializer.VERSION, bytes);
@@ -47,12 +52,19 @@ class SinkStateSerializerTest {
         assertEquals(s.nextBatch(), back.nextBatch());
         Deep.assertDeepEquals(s.tables(), back.tables());
 
-        SinkWriterState none = new SinkWriterState("sink", 8, List.of(t));
-        byte[] v2 = SinkWriterStateSerializer.INSTANCE.serialize(none);
-        byte[] v1 = Arrays.copyOf(v2, v2.length - 1); // version 1 ends before the (empty) mirror count
-        SinkWriterState old = SinkWriterStateSerializer.INSTANCE.deserialize(1, v1);
-        assertEquals(List.of(), old.retireMirrors());
-        Deep.assertDeepEquals(none.tables(), old.tables());
+        assertTrue(back.tables().get(0).tids(), "a keyed table's TID columns survive the round trip");
+
+        DestTable earlier = new DestTable("s__t", Samples.descriptor(), names(), types(), false, List.of(1));
+        SinkWriterState none = new SinkWriterState("sink", 8, List.of(earlier));
+        byte[] v3 = SinkWriterStateSerializer.INSTANCE.serialize(none);
+        byte[] v2 = Arrays.copyOf(v3, v3.length - 1); // version 2 ends before the per-table TID flags
+        byte[] v1 = Arrays.copyOf(v3, v3.length - 2); // version 1 also before the (empty) mirror count
+        for (int version : new int[] {1, 2}) {
+            SinkWriterState old = SinkWriterStateSerializer.INSTANCE.deserialize(version, version == 1 ? v1 : v2);
+            assertEquals(List.of(), old.retireMirrors());
+            Deep.assertDeepEquals(none.tables(), old.tables());
+            assertFalse(old.tables().get(0).tids(), "an earlier build's keyed table has no TID columns");
+        }
     }
 
     private static List<String> names() {
