@@ -89,6 +89,8 @@ public final class WalDecoderFunction extends ProcessFunction<XLogRecord, Buffer
     /** The catalog shadow from the state (v4), null in an earlier build's state. */
     private transient ShadowCatalog restoredShadow;
     private transient ShadowCatalog shadow;
+    /** The newest record decoded: a restore re-reads from past it, so no lookup goes below it again. */
+    private transient long lastRecordLsn;
     private transient long typesVersion;
     /** The start snapshot's xmax (a full xid), from {@link #seed}. */
     private transient long seedXmax;
@@ -292,6 +294,7 @@ public final class WalDecoderFunction extends ProcessFunction<XLogRecord, Buffer
             throw e;
         }
         recordsPerSecond.markEvent();
+        lastRecordLsn = record.lsn();
         if (shadow != null && shadow.typesVersion() != typesVersion) {
             decoder.replaceRowDecoder(rowDecoder()); // a commit changed types, enum labels or composites
         }
@@ -313,6 +316,9 @@ public final class WalDecoderFunction extends ProcessFunction<XLogRecord, Buffer
 
     @Override
     public void snapshotState(FunctionSnapshotContext ctx) throws Exception {
+        if (lastRecordLsn != 0) {
+            decoder.history().pruneBefore(lastRecordLsn); // versions that ended before are never looked up again
+        }
         state.update(List.of(writeState()));
     }
 
