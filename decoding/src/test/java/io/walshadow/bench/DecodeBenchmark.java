@@ -4,6 +4,10 @@ import com.sun.management.GarbageCollectionNotificationInfo;
 import io.walshadow.catalog.CatalogFilter;
 import io.walshadow.catalog.CatalogHistorySerializer;
 import io.walshadow.catalog.CatalogLoader;
+import io.walshadow.catalog.shadow.CatalogBootstrap;
+import io.walshadow.catalog.shadow.ShadowCatalog;
+import io.walshadow.catalog.shadow.ShadowCatalogSerializer;
+import io.walshadow.catalog.shadow.ShadowCatalogSource;
 import io.walshadow.catalog.CatalogSnapshot;
 import io.walshadow.catalog.CatalogSource;
 import io.walshadow.catalog.CatalogTracker;
@@ -75,7 +79,12 @@ import jdk.jfr.Recording;
  *       {@link WalChangeDecoder#decodeDeferred}, dropped at an abort. Rows are consumed by counting their non-null
  *       values.
  * </ul>
- * Every decode pass starts from the same catalog state: the {@link CatalogTracker} seeded before the workload,
+ * A third side, <b>parse+decode with the catalog from the WAL</b>, decodes the same range as the job does: the
+ * {@link ShadowCatalog} bootstrapped once before the workload and fed every record from its redo point on, the
+ * history seeded from it and refreshed from it at every boundary; no SQL inside the pass. Its figures are printed
+ * after the table, with the ratio to the live-catalog decode.
+ *
+ * <p>Every decode pass starts from the same catalog state: the {@link CatalogTracker} seeded before the workload,
  * kept as {@link CatalogHistorySerializer} bytes and restored (outside the timed region). The first decode pass
  * also checks the decoded rows against the database: row counts per table and operation, and sums of values
  * (pgbench_history.delta, the final bbalance / tbalance of every branch / teller); a mismatch aborts the run.
@@ -166,6 +175,10 @@ public final class DecodeBenchmark {
                     Lsn.format(start), startSnapshot, FILTER, Integer.toUnsignedLong(seeded.history().dbOid()),
                     seeded.history().trackedRelations().size()));
 
+            // The same catalog followed from the WAL: one bootstrap read, then the shadow from its redo point on.
+            CatalogBootstrap.Result boot = new CatalogBootstrap(loaderConn, DecodeBenchmark::log).take(SLOT);
+            byte[] shadowBoot = ShadowCatalogSerializer.toCompressed(boot.shadow());
+
             long initEnd = generate(db, o);
             long end = LocalPg.flushLsn(admin);
             Expected expected = Expected.query(db, o.scale);
@@ -173,7 +186,7 @@ public final class DecodeBenchmark {
 
             Setup s = new Setup(LocalPg.walDir(), WalFormat.forServerVersionNum(LocalPg.serverVersionNum(admin)),
                     LocalPg.segmentSize(admin), LocalPg.timeline(admin), start, initEnd, end, filter, source, seedState,
-                    values);
+                    values, boot.shadow().redoLsn(), shadowBoot);
             run(o, s, expected, heap);
         } finally {
             closeQuietly(loaderConn);
@@ -260,9 +273,16 @@ public final class DecodeBenchmark {
     // ------------------------------------------------------------------------------------------------
 
     record Setup(Path dir, WalFormat format, int segSize, int tli, long start, long initEnd, long end,
-                 CatalogFilter filter, TimedSource source, byte[] seedState, ValueDecoder values) {
+                 CatalogFilter filter, TimedSource source, byte[] seedState, ValueDecoder values, long redo,
+                 byte[] shadowBoot) {
         WalSegmentReader reader() {
             return new WalSegmentReader(dir, format, segSize, tli, start, end);
+        }
+
+        /** From the shadow's redo point: it learns the catalog pages the stream touches from there. */
+        WalSegmentReader readerFromRedo() {
+            return new WalSegmentReader(dir, format, segSize, tli, Long.compareUnsigned(redo, start) < 0 ? redo : start,
+                    end);
         }
     }
 
@@ -345,6 +365,13 @@ public final class DecodeBenchmark {
         return new WalChangeDecoder(freshTracker(s), new RowDecoder(s.values));
     }
 
+    /** A decoder following the catalog from the WAL, from the bootstrap (built outside the timed region). */
+    private static WalChangeDecoder freshShadowDecoder(Setup s) throws IOException {
+        ShadowCatalog shadow = ShadowCatalogSerializer.fromCompressed(s.shadowBoot);
+        return new WalChangeDecoder(CatalogTracker.seedAt(s.filter, new ShadowCatalogSource(shadow, s.filter),
+                shadow.dbOid(), shadow.startLsn()), new RowDecoder(s.values), shadow);
+    }
+
     private static Pass decodePass(Setup s, WalChangeDecoder dec, Verifier verify) throws Exception {
         Map<Integer, List<DeferredRecord>> deferred = new HashMap<>();
         long records = 0;
@@ -365,8 +392,12 @@ public final class DecodeBenchmark {
         long gc0 = gcNanos();
         long c0 = OS.getProcessCpuTime();
         long t0 = System.nanoTime();
-        try (WalSegmentReader r = s.reader()) {
+        try (WalSegmentReader r = dec.shadow() != null ? s.readerFromRedo() : s.reader()) {
             for (XLogRecord rec; (rec = r.next()) != null; ) {
+                if (Long.compareUnsigned(rec.lsn(), s.start) < 0) {
+                    dec.decode(rec); // the shadow's way from its redo point to the range (not counted)
+                    continue;
+                }
                 if (initRecords < 0 && Long.compareUnsigned(rec.lsn(), s.initEnd) >= 0) {
                     initRecords = records;
                     initRows = rows;
@@ -568,8 +599,18 @@ public final class DecodeBenchmark {
                 log("catalog counters: " + tracker.counters() + "; " + dec.history().versionCount()
                         + " descriptor versions");
             }
-            log(String.format(Locale.ROOT, "warm-up %d: parse %.3f s, parse+decode %.3f s (%d catalog loads, %.3f s)",
-                    i + 1, parse.wallNanos / 1e9, decode.wallNanos / 1e9, decode.catalogLoads, decode.catalogNanos / 1e9));
+            WalChangeDecoder wdec = freshShadowDecoder(s);
+            Verifier wv = i == 0 ? new Verifier() : null;
+            Pass wal = decodePass(s, wdec, wv);
+            if (wv != null) {
+                wv.check(expected, wal, wdec);
+                log("catalog from the WAL: shadow counters " + wdec.shadow().counters() + ", "
+                        + wdec.shadow().tuplesHeld() + " catalog tuples; " + wdec.history().versionCount()
+                        + " descriptor versions");
+            }
+            log(String.format(Locale.ROOT, "warm-up %d: parse %.3f s, parse+decode %.3f s (%d catalog loads, %.3f s),"
+                    + " parse+decode with the catalog from the WAL %.3f s", i + 1, parse.wallNanos / 1e9,
+                    decode.wallNanos / 1e9, decode.catalogLoads, decode.catalogNanos / 1e9, wal.wallNanos / 1e9));
         }
         long n = parse.records;
 
@@ -579,25 +620,31 @@ public final class DecodeBenchmark {
         }
         List<Pass> tP = new ArrayList<>();
         List<Pass> tD = new ArrayList<>();
+        List<Pass> tW = new ArrayList<>();
         for (int r = 0; r < o.rounds; r++) {
-            // Alternate which one goes first, so neither always follows the other's cache/CPU/GC state.
-            Pass p;
-            Pass d;
-            if (r % 2 == 0) {
-                p = timeParse(s, passes);
-                d = timeDecode(s, passes);
-            } else {
-                d = timeDecode(s, passes);
-                p = timeParse(s, passes);
+            // Rotate which one goes first, so none always follows another's cache/CPU/GC state.
+            Pass p = null;
+            Pass d = null;
+            Pass w = null;
+            for (int k = 0; k < 3; k++) {
+                switch ((r + k) % 3) {
+                    case 0 -> p = timeParse(s, passes);
+                    case 1 -> d = timeDecode(s, passes, false);
+                    default -> w = timeDecode(s, passes, true);
+                }
             }
-            if (p.records != n || d.records != n || d.rows != expected.rows()) {
-                throw new IllegalStateException("round " + (r + 1) + " read different figures: " + p + " / " + d);
+            if (p.records != n || d.records != n || d.rows != expected.rows() || w.records != n
+                    || w.rows != expected.rows()) {
+                throw new IllegalStateException("round " + (r + 1) + " read different figures: " + p + " / " + d
+                        + " / " + w);
             }
             tP.add(p);
             tD.add(d);
+            tW.add(w);
             log(String.format(Locale.ROOT, "round %d: parse %.3f s (cpu %.3f s), parse+decode %.3f s (cpu %.3f s,"
-                            + " gc %.3f s, %d catalog loads %.3f s)", r + 1, p.wallNanos / 1e9, p.cpuNanos / 1e9,
-                    d.wallNanos / 1e9, d.cpuNanos / 1e9, d.gcNanos / 1e9, d.catalogLoads, d.catalogNanos / 1e9));
+                            + " gc %.3f s, %d catalog loads %.3f s), catalog from the WAL %.3f s (cpu %.3f s)", r + 1,
+                    p.wallNanos / 1e9, p.cpuNanos / 1e9, d.wallNanos / 1e9, d.cpuNanos / 1e9, d.gcNanos / 1e9,
+                    d.catalogLoads, d.catalogNanos / 1e9, w.wallNanos / 1e9, w.cpuNanos / 1e9));
         }
         // Heap: one more pass of each, untimed, each from a collected heap. Not in the timed passes: a System.gc()
         // lets the JVM shrink the heap, and re-committing it made the following pass several times slower.
@@ -610,9 +657,26 @@ public final class DecodeBenchmark {
         heap.begin();
         decodePass(s, forHeap, null);
         heap.end(heapD);
+        long[] heapW = new long[2];
+        WalChangeDecoder forHeapW = freshShadowDecoder(s);
+        heap.begin();
+        decodePass(s, forHeapW, null);
+        heap.end(heapW);
         Summary sp = new Summary(median(tP), heapP[0], heapP[1]);
         Summary sd = new Summary(median(tD), heapD[0], heapD[1]);
+        Summary sw = new Summary(median(tW), heapW[0], heapW[1]);
         report(o, s, n, sp, sd, rangeMb);
+        Pass d = sd.median;
+        Pass w = sw.median;
+        double walMb = mb(sp.median.bytes);
+        System.out.printf(Locale.ROOT, "%-13s %8d %8d %8.3f %11.0f %10.0f %7.1f | %7.3f %11.0f %10.0f %7.1f | %6.0f MB %6.0f MB"
+                        + "  (catalog from the WAL)%n", "parse+decode", n, w.rows, w.wallNanos / 1e9,
+                n / (w.wallNanos / 1e9), w.rows / (w.wallNanos / 1e9), walMb / (w.wallNanos / 1e9), w.cpuNanos / 1e9,
+                n / (w.cpuNanos / 1e9), w.rows / (w.cpuNanos / 1e9), walMb / (w.cpuNanos / 1e9), mb(sw.peakHeap),
+                mb(sw.maxAfterGc));
+        System.out.printf(Locale.ROOT, "ratio catalog from the WAL / live catalog (rows/s): %.3fx wall-clock, %.3fx CPU"
+                + " time (catalog shadow: %d tuples after the run)%n", (double) d.wallNanos / w.wallNanos,
+                (double) d.cpuNanos / w.cpuNanos, forHeapW.shadow().tuplesHeld());
 
         if (o.jfr != null) {
             profile(o.jfr, s, passes);
@@ -627,10 +691,10 @@ public final class DecodeBenchmark {
         return average(ps);
     }
 
-    private static Pass timeDecode(Setup s, int passes) throws Exception {
+    private static Pass timeDecode(Setup s, int passes, boolean catalogFromWal) throws Exception {
         WalChangeDecoder[] decs = new WalChangeDecoder[passes];
         for (int i = 0; i < passes; i++) {
-            decs[i] = freshDecoder(s);
+            decs[i] = catalogFromWal ? freshShadowDecoder(s) : freshDecoder(s);
         }
         List<Pass> ps = new ArrayList<>();
         for (int i = 0; i < passes; i++) {

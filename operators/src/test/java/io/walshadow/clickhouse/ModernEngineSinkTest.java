@@ -176,7 +176,7 @@ class ModernEngineSinkTest {
                     List.of("tags", "Array(Nullable(String))"), List.of("uid", "Nullable(UUID)"),
                     List.of("day", "Nullable(Date)"), List.of("label", "Nullable(String)"), List.of("qty", "Int32"),
                     List.of("_lsn", "UInt64"), List.of("_commit_lsn", "UInt64"), List.of("_xid", "UInt64"),
-                    List.of("_is_deleted", "UInt8")),
+                    List.of("_is_deleted", "UInt8"), List.of("_tid_block", "UInt32"), List.of("_tid_offset", "UInt16")),
                     rows(ch, "SELECT name, type FROM system.columns WHERE database = '" + db + "' AND table = '"
                             + dest + "' ORDER BY position"));
             // the rename was the native one: no add + copy (a mutation) + drop

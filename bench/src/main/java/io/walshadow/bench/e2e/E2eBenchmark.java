@@ -47,6 +47,9 @@ import java.util.function.ToDoubleFunction;
  *   --warmup N           untimed captures per contender before the rounds (default 2; --latency: 1 live round)
  *   --latency            latency mode instead of throughput
  *   --rate TPS           pgbench -R in latency mode, transactions per second in all (default 500)
+ *   --ddl-every MS       latency mode: an ALTER TABLE of pgbench_history every MS milliseconds while pgbench runs
+ *                        (ADD COLUMN, then DROP COLUMN of the one added before, and so on); the DDL-heavy run prints
+ *                        how many ran and, for walshadow, the catalog shadow's size and descriptor versions
  *   --contenders a,b     which contenders, in first-round order (default: all registered: debezium,walshadow)
  *   --debezium k=v       a Debezium connector/engine setting over the contender's own (repeatable)
  *   --walshadow k=v      a job setting of ours (JobConfig key without the dashes; repeatable), e.g.
@@ -232,6 +235,9 @@ public final class E2eBenchmark {
     private static void latency(Options o, PgbenchWorkload w, Map<String, Contender> cs, HeapWatch heap) throws Exception {
         Map<String, List<Latency>> results = new LinkedHashMap<>();
         long transactions = 0;
+        int ddls = 0;
+        long catalogTuples = -1;
+        long catalogVersions = -1;
         for (int r = -o.warmup(); r < o.rounds; r++) { // r < 0: warm-up
             List<String> order = new ArrayList<>(cs.keySet());
             if (Math.floorMod(r, 2) == 1) {
@@ -253,13 +259,22 @@ public final class E2eBenchmark {
                         int probe = w.probe();
                         probeAt = tally.await(probe, o.timeoutNanos());
                         tally.resetLatencies();
-                        run = w.run(o.transactions(), o.clients, o.rate);
+                        try (DdlLoad ddl = o.ddlEveryMs > 0 ? new DdlLoad(w.source(), o.ddlEveryMs) : null) {
+                            run = w.run(o.transactions(), o.clients, o.rate);
+                            if (ddl != null) {
+                                ddls = ddl.stop();
+                            }
+                        }
                         tally.await(probe + run.changes(), o.timeoutNanos());
                         peak = heap.end();
                     } finally {
                         running.close();
                     }
                     transactions = run.transactions();
+                    if (o.ddlEveryMs > 0 && k instanceof WalshadowContender) {
+                        catalogTuples = io.walshadow.bench.buffer.BenchMetrics.value("catalog_shadow_tuples");
+                        catalogVersions = io.walshadow.bench.buffer.BenchMetrics.value("catalog_versions_created");
+                    }
                     long[] v = tally.sortedLatencies();
                     if (v.length != run.changes()) {
                         log("WARNING: " + k.name() + " reported " + v.length + " latencies for " + run.changes() + " changes");
@@ -288,6 +303,11 @@ public final class E2eBenchmark {
             System.out.printf(Locale.ROOT, "%-24s %9d %9.1f %9.1f %9.1f | %6.0f MB%n", cs.get(e.getKey()).name(),
                     ls.get(0).changes, median(ls, Latency::p50) / 1e3, median(ls, Latency::p99) / 1e3,
                     median(ls, Latency::max) / 1e3, mb((long) median(ls, x -> x.peakHeap)));
+        }
+        if (o.ddlEveryMs > 0) {
+            System.out.printf(Locale.ROOT, "DDL-heavy: an ALTER TABLE pgbench_history every %d ms while pgbench ran (%d in"
+                    + " the last round); walshadow's catalog shadow at its end: %d catalog tuples, %d descriptor versions"
+                    + " created%n", o.ddlEveryMs, ddls, catalogTuples, catalogVersions);
         }
         System.out.println("(latency of a change: the wall time the contender captured it at minus its transaction's commit"
                 + " time on the source; PostgreSQL and the benchmark share this machine's clock. Each column is its own"
@@ -389,6 +409,7 @@ public final class E2eBenchmark {
         int rounds = 3;
         Integer warmup;
         boolean latency;
+        int ddlEveryMs;
         double rate = 500;
         List<String> contenders = new ArrayList<>(CONTENDERS.keySet());
         Map<String, String> debezium = new LinkedHashMap<>();
@@ -419,6 +440,7 @@ public final class E2eBenchmark {
                     case "--rounds" -> o.rounds = Integer.parseInt(args[++i]);
                     case "--warmup" -> o.warmup = Integer.parseInt(args[++i]);
                     case "--latency" -> o.latency = true;
+                    case "--ddl-every" -> o.ddlEveryMs = Integer.parseInt(args[++i]);
                     case "--rate" -> o.rate = Double.parseDouble(args[++i]);
                     case "--contenders" -> o.contenders = List.of(args[++i].split(","));
                     case "--debezium", "--walshadow" -> {
