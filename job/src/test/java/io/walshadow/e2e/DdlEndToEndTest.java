@@ -50,6 +50,8 @@ class DdlEndToEndTest {
             LocalPg.exec(e.pg, "ALTER TABLE " + e.schema + ".nk ALTER COLUMN x TYPE bigint", "UPDATE " + e.schema + ".nk SET y = 'after rewrite' WHERE x = 3",
                     "DELETE FROM " + e.schema + ".nk WHERE x = 4");
             step(e, Map.of("t", 53, "nk", 29));
+            assertEquals(List.of("id", "a2", "c", "d", "e", "_lsn"), chColumns(e, "t").subList(0, 6),
+                    "a rewriting type change keeps the column in its place: " + chColumns(e, "t"));
             // ... and of the primary key column: the destination is recreated, the rewrite refills it
             LocalPg.exec(e.pg, "ALTER TABLE " + t + " ALTER COLUMN id TYPE bigint", "UPDATE " + t + " SET e = 'k' WHERE id = 2");
             step(e, Map.of("t", 53, "nk", 29));
