@@ -20,5 +20,5 @@ fi
 cd "$ROOT"
 echo "[bench] building (mvn install -DskipTests)" >&2
 mvn -B -q -o install -DskipTests -pl decoding -am || mvn -B -q install -DskipTests -pl decoding -am
-mvn -B -q -o -pl decoding test-compile exec:java \
+mvn -B -q -pl decoding test-compile exec:java \
   -Dexec.mainClass="io.walshadow.bench.$program" -Dexec.classpathScope=test -Dexec.args="$*"

@@ -522,12 +522,12 @@ public final class WalChangeDecoder {
             Set<RelFileLocator> dropped = c.rels() == null ? Set.of() : new HashSet<>(c.rels());
             Set<Integer> invalidated = c.invals() == null ? Set.of() : c.invals().relcacheRelIds(db);
             boolean all = c.invals() != null && (c.invals().resetsAllRelations(db) || c.invals().resetsCatalog(db));
-            if (shadow != null) {
+            if (shadow != null && !shadow.changedRelations().isEmpty()) {
                 // what the commit changed in the catalogs, exactly (a schema rename sends no relcache message)
                 invalidated = new java.util.LinkedHashSet<>(invalidated);
                 invalidated.addAll(shadow.changedRelations());
-                all |= shadow.namespacesChanged();
             }
+            all |= shadow != null && shadow.namespacesChanged();
             changes = tracker.onCommit(new CommitInfo(c.lsn(), c.xid(),
                     c.subxids() == null ? new int[0] : c.subxids().toIntArray(), c.dbIdOrZero(), invalidated, all,
                     dropped, created)); // only this database's are ever added

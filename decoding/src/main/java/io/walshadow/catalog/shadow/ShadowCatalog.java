@@ -733,6 +733,11 @@ public final class ShadowCatalog {
         if (!reachedStart && Long.compareUnsigned(lsn, startLsn) >= 0) {
             reachStart();
         }
+        changedRelations.clear();
+        namespacesChanged = false;
+        if (!touchedCatalogs(xids)) {
+            return; // the common case: a transaction that changed no catalog tuple
+        }
         Set<Integer> ending = new HashSet<>();
         for (int x : xids) {
             ending.add(x);
@@ -742,8 +747,6 @@ public final class ShadowCatalog {
             followRewrites(lsn, ending);
         }
         boolean typesChanged = false;
-        changedRelations.clear();
-        namespacesChanged = false;
         for (int x : xids) {
             List<Effect> effects = pending.remove(x);
             if (effects != null) {
@@ -791,6 +794,16 @@ public final class ShadowCatalog {
                 }
             }
         }
+    }
+
+    /** Whether any of these xids changed catalog tuples, the relation map, or started a catalog rewrite's copy. */
+    private boolean touchedCatalogs(int[] xids) {
+        for (int x : xids) {
+            if (pending.containsKey(x) || pendingRelmap.containsKey(x) || copies.containsValue(x)) {
+                return true;
+            }
+        }
+        return false;
     }
 
     private void noteChange(CatalogRow row) {
