@@ -66,6 +66,7 @@ public final class BatchCommitter {
                     b.steps().size());
         }
         List<SinkStep> list = b.steps();
+        steps.deferViews();
         for (int i = resumeAt; i < list.size(); i++) {
             SinkStep s = list.get(i);
             Faults.at("commit.step");
@@ -75,11 +76,27 @@ public final class BatchCommitter {
                         + sink + ", " + b.batch() + ", " + i + ", now())");
             }
         }
+        // views of every table the batch's DDL touched (also by steps done before a resume), once each
+        steps.flushViews(viewTables(list));
         Faults.at("commit.finish");
         writeWatermark(b, 1);
         Faults.at("commit.cleanup");
         dropStaging(b);
         return true;
+    }
+
+    private static Set<String> viewTables(List<SinkStep> list) {
+        Set<String> out = new LinkedHashSet<>();
+        for (SinkStep s : list) {
+            if (s instanceof SinkStep.RenameTable r) {
+                out.add(r.to());
+            } else if ((s instanceof SinkStep.CreateTable && !ToastMirror.isMirror(s.table()))
+                    || s instanceof SinkStep.AddColumn || s instanceof SinkStep.DropColumn
+                    || s instanceof SinkStep.RenameColumn || s instanceof SinkStep.ModifyColumn) {
+                out.add(s.table());
+            }
+        }
+        return out;
     }
 
     /** Whether the watermark shows the batch finished; fails closed if it finished with other contents. */

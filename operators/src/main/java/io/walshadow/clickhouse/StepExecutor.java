@@ -45,7 +45,7 @@ public final class StepExecutor {
         } else if (step instanceof SinkStep.CreateTable c) {
             sql(c.sql());
             if (!ToastMirror.isMirror(t)) {
-                refreshView(t);
+                viewChanged(t);
             }
         } else if (step instanceof SinkStep.AddColumn a) {
             Map<String, String> cols = columns(t);
@@ -62,21 +62,21 @@ public final class StepExecutor {
                         + quote(a.column()) + " " + a.type() + (a.defaultExpr().isEmpty() ? "" : " DEFAULT " + a.defaultExpr())
                         + (after == null ? "" : " AFTER " + quote(after)));
             }
-            refreshView(t);
+            viewChanged(t);
         } else if (step instanceof SinkStep.DropColumn d) {
             if (columns(t).containsKey(d.column())) {
                 sql("ALTER TABLE " + name(t) + " DROP COLUMN " + quote(d.column()));
             }
-            refreshView(t);
+            viewChanged(t);
         } else if (step instanceof SinkStep.RenameColumn r) {
             renameColumn(r);
-            refreshView(t);
+            viewChanged(t);
         } else if (step instanceof SinkStep.ModifyColumn m) {
             String type = columns(t).get(m.column());
             if (type != null && !type.equals(m.type())) {
                 sql("ALTER TABLE " + name(t) + " MODIFY COLUMN " + quote(m.column()) + " " + m.type());
             }
-            refreshView(t);
+            viewChanged(t);
         } else if (step instanceof SinkStep.ToastBarrier b) {
             if (exists(t)) {
                 sql(ToastMirror.barrierSql(db, t, b.bornFrom(), b.lsn()));
@@ -102,7 +102,7 @@ public final class StepExecutor {
                 sql("DROP TABLE IF EXISTS " + name(t + SinkTables.LIVE_SUFFIX));
                 sql("RENAME TABLE " + name(t) + " TO " + name(r.to()));
             }
-            refreshView(r.to());
+            viewChanged(r.to());
         } else {
             throw new IllegalArgumentException("unknown step " + step);
         }
@@ -143,6 +143,35 @@ public final class StepExecutor {
     }
 
     /** Recreates {@code <table>__live}: the live rows (FINAL, no tombstones), columns as the table has them now. */
+    /** A step changed the table's columns or name: its {@code __live} view is rebuilt now, or at {@link #flushViews}. */
+    private void viewChanged(String table) throws InterruptedException {
+        if (deferViews) {
+            pendingViews.add(table);
+        } else {
+            refreshView(table);
+        }
+    }
+
+    /**
+     * From now on, views are rebuilt once per table by {@link #flushViews} instead of after every column step: a
+     * batch with a burst of DDL (a migration) would otherwise drop and create a view per ALTER.
+     */
+    public void deferViews() {
+        deferViews = true;
+    }
+
+    /** Rebuilds the views of the tables the steps since the last flush changed, and of {@code also}. */
+    public void flushViews(java.util.Collection<String> also) throws InterruptedException {
+        pendingViews.addAll(also);
+        for (String t : pendingViews) {
+            refreshView(t);
+        }
+        pendingViews.clear();
+    }
+
+    private boolean deferViews;
+    private final java.util.Set<String> pendingViews = new java.util.LinkedHashSet<>();
+
     public void refreshView(String table) throws InterruptedException {
         Map<String, String> cols = columns(table);
         String view = name(table + SinkTables.LIVE_SUFFIX);

@@ -267,14 +267,14 @@ public final class E2eBenchmark {
                         }
                         tally.await(probe + run.changes(), o.timeoutNanos());
                         peak = heap.end();
+                        if (o.ddlEveryMs > 0 && k instanceof WalshadowContender) { // while the job still runs
+                            catalogTuples = io.walshadow.bench.buffer.BenchMetrics.value("catalog_shadow_tuples");
+                            catalogVersions = io.walshadow.bench.buffer.BenchMetrics.value("catalog_versions_created");
+                        }
                     } finally {
                         running.close();
                     }
                     transactions = run.transactions();
-                    if (o.ddlEveryMs > 0 && k instanceof WalshadowContender) {
-                        catalogTuples = io.walshadow.bench.buffer.BenchMetrics.value("catalog_shadow_tuples");
-                        catalogVersions = io.walshadow.bench.buffer.BenchMetrics.value("catalog_versions_created");
-                    }
                     long[] v = tally.sortedLatencies();
                     if (v.length != run.changes()) {
                         log("WARNING: " + k.name() + " reported " + v.length + " latencies for " + run.changes() + " changes");

@@ -133,6 +133,10 @@ public final class WalshadowContender implements Contender {
             target = awaitStreaming(job);
             awaitReceived(job, target);
             Thread.sleep(300); // received is not yet emitted: let the source hand the last records on
+            // What the seed read may hold commits (the bootstrap's own xid): let a checkpoint commit them here, so
+            // the savepoint carries no committable that names this database's staging tables (every capture
+            // restores it into a fresh database)
+            awaitSeedCommitted(db);
             savepoint = stopWithSavepoint(job, work.resolve("savepoint"));
         } catch (Exception e) {
             job.cancel();
@@ -145,6 +149,27 @@ public final class WalshadowContender implements Contender {
                         + " checkpoint interval %s, RocksDB state, sink %s, tables %s", name(), Lsn.format(target),
                 (System.nanoTime() - t0) / 1e9, TimeUtils.formatWithHighestUnit(checkpointInterval), SINK_ID,
                 String.join(",", src.tables())));
+    }
+
+    /** Waits until a batch of the seed run is committed in {@code db}, then for another checkpoint. */
+    private void awaitSeedCommitted(String db) throws Exception {
+        long deadline = System.currentTimeMillis() + 15_000; // a seed that read no commit has nothing to wait for
+        try (ClickHouseConnection ch = adminConnection()) {
+            while (System.currentTimeMillis() < deadline) {
+                String done;
+                try {
+                    done = ch.queryString("SELECT count() FROM `" + db + "`.`" + SinkTables.COMMITTED_VIEW
+                            + "` WHERE committed_batch > 0 AND NOT commit_in_progress");
+                } catch (RuntimeException e) {
+                    done = null; // the sink has not created its tables yet
+                }
+                if (done != null && !done.equals("0")) {
+                    break;
+                }
+                Thread.sleep(100);
+            }
+        }
+        Thread.sleep(2 * checkpointInterval.toMillis() + 200);
     }
 
     /**
