@@ -137,7 +137,8 @@ public final class RowEncoder {
         for (int i = 0; i < attnums.size(); i++) {
             int a = attnums.get(i);
             Object v;
-            if (a <= written.natts() && !written.column(a).dropped()) {
+            boolean present = a <= written.natts() && !written.column(a).dropped();
+            if (present) {
                 v = r.newValues()[a - 1];
             } else {
                 v = absent.get(i); // a column the row's shape did not have yet
@@ -146,6 +147,10 @@ public final class RowEncoder {
                             + "loaded from the catalog").at(r.descriptor().qualifiedName(), written.natts() < a
                             ? table.chName(a) : written.column(a).name(), r.lsn());
                 }
+            }
+            if (v == null && !present) {
+                codecs.get(i).writeAbsent(out); // not even NULL in the row: a non-Nullable column takes its zero
+                continue;
             }
             if (v instanceof ToastPointer) {
                 toastFill.filled(written.qualifiedName(), table.chName(a));

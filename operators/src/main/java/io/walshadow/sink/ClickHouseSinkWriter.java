@@ -110,6 +110,11 @@ final class ClickHouseSinkWriter implements CommittingSinkWriter<Drained, SinkBa
     private final Map<Integer, RelFileLocator> rewrittenTo = new HashMap<>();
     private final Set<Integer> droppedInCommit = new HashSet<>();
     private final Map<String, RowChange> speculative = new HashMap<>();
+    /**
+     * Relations the stream dropped (with the writer's state): an initial-snapshot row of one that arrives later was
+     * read before the drop and must not bring its destination back.
+     */
+    private final Set<Integer> droppedRelations = new java.util.TreeSet<>();
 
     // TOAST mirrors
     /** Mirrors this writer has a CREATE step for (an idempotent step: after a restore, once more). */
@@ -129,6 +134,7 @@ final class ClickHouseSinkWriter implements CommittingSinkWriter<Drained, SinkBa
     private final Counter superseded;
     private final Counter ddlSteps;
     private final Counter toastChunks;
+    private final Counter snapshotSuperseded;
 
     private static final class Stage {
         final String name;
@@ -178,6 +184,7 @@ final class ClickHouseSinkWriter implements CommittingSinkWriter<Drained, SinkBa
         superseded = g.counter("changes_superseded_by_rewrite");
         ddlSteps = g.counter("ddl_steps");
         toastChunks = g.counter("toast_chunk_changes_skipped");
+        snapshotSuperseded = g.counter("snapshot_rows_superseded");
         Counter retries = g.counter("writer_retries");
         ch = options.connect();
         retry = new Retrier(options.retryTimeout(), retries::inc);
@@ -193,6 +200,7 @@ final class ClickHouseSinkWriter implements CommittingSinkWriter<Drained, SinkBa
                 }
                 restored.tables().forEach(t -> tables.put(t.relOid(), t));
                 retireDue = restored.retireMirrors();
+                droppedRelations.addAll(restored.droppedRelations());
                 dropStagedFrom(restored.nextBatch());
                 // Above every committed batch too: restored from an older savepoint, numbers it already used
                 // may have been committed since, with other commits in them.
@@ -276,7 +284,18 @@ final class ClickHouseSinkWriter implements CommittingSinkWriter<Drained, SinkBa
 
     private void catalog(DrainedCatalog cat) throws SQLException {
         loadTypes(); // new enums, domains, composites may come with the DDL
+        boolean snapshot = cat.fullXid() == 0;
         for (CatalogChange change : cat.changes()) {
+            if (snapshot && lateSnapshotRow(change.relOid(), change.after().locator())) {
+                continue; // an empty table of the snapshot the stream has since rewritten or dropped
+            }
+            if (!snapshot) {
+                if (change.after() == null) {
+                    droppedRelations.add(change.relOid());
+                } else {
+                    droppedRelations.remove(change.relOid());
+                }
+            }
             retireToastOf(change);
             if (isToast(change.after()) || isToast(change.before())) {
                 continue; // TOAST relations get mirrors, not destination tables
@@ -343,6 +362,22 @@ final class ClickHouseSinkWriter implements CommittingSinkWriter<Drained, SinkBa
         }
     }
 
+    /**
+     * Whether an initial-snapshot row of {@code rel}, read from the storage {@code locator}, comes after the stream
+     * replaced that storage or dropped the relation (the copy no longer locks its tables across chunks, so a chunk
+     * read before such DDL can reach the sink after it). Such a row is dropped, and counted: whenever the storage
+     * changed after the start point, the stream itself re-inserted every row the table held then (a rewrite) or held
+     * none (TRUNCATE), and carries every change after; the snapshot row adds nothing.
+     */
+    private boolean lateSnapshotRow(int rel, RelFileLocator locator) {
+        DestTable dest = tables.get(rel);
+        boolean late = dest == null ? droppedRelations.contains(rel) : !dest.shape().locator().equals(locator);
+        if (late) {
+            snapshotSuperseded.inc();
+        }
+        return late;
+    }
+
     private static boolean isToast(RelationDescriptor d) {
         return d != null && d.relkind() == 't';
     }
@@ -357,6 +392,9 @@ final class ClickHouseSinkWriter implements CommittingSinkWriter<Drained, SinkBa
             return;
         }
         int rel = r.relOid();
+        if (c.fullXid() == 0 && lateSnapshotRow(rel, r.rel())) {
+            return;
+        }
         RelFileLocator rewritten = rewrittenTo.get(rel);
         if (rewritten != null && !rewritten.equals(r.rel())) {
             superseded.inc(); // the rewrite later in this commit re-inserts the row as it ends up
@@ -582,7 +620,8 @@ final class ClickHouseSinkWriter implements CommittingSinkWriter<Drained, SinkBa
 
     @Override
     public List<SinkWriterState> snapshotState(long checkpointId) {
-        return List.of(new SinkWriterState(sinkId, batch, new ArrayList<>(tables.values()), retireDue));
+        return List.of(new SinkWriterState(sinkId, batch, new ArrayList<>(tables.values()), retireDue,
+                new ArrayList<>(droppedRelations)));
     }
 
     @Override

@@ -5,7 +5,6 @@ import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
-import java.util.List;
 
 /**
  * One consistent view of the source for every chunk reader: a {@code REPEATABLE READ READ ONLY} transaction that
@@ -26,26 +25,13 @@ public final class ExportedSnapshot implements AutoCloseable {
         this.lsn = lsn;
     }
 
+    /** Exports a snapshot; the transaction holds no table lock (the chunk readers lock one table per chunk). */
     public static ExportedSnapshot export(PgConnectionConfig pg) throws SQLException {
-        return export(pg, List.of());
-    }
-
-    /**
-     * Exports a snapshot taken after ACCESS SHARE locks on {@code lockTables} (quoted qualified names) were granted,
-     * held until {@link #close}: DDL that rewrites or drops them (TRUNCATE, ALTER TABLE, VACUUM FULL, DROP) waits
-     * until the copy is done, and none that committed before the locks is missed by the snapshot (LOCK TABLE takes
-     * no snapshot, so the snapshot is the next statement's).
-     */
-    public static ExportedSnapshot export(PgConnectionConfig pg, List<String> lockTables) throws SQLException {
         Connection c = SnapshotTransaction.begin(pg);
-        try (Statement st = c.createStatement()) {
-            if (!lockTables.isEmpty()) {
-                st.execute("LOCK TABLE " + String.join(", ", lockTables) + " IN ACCESS SHARE MODE");
-            }
-            try (ResultSet rs = st.executeQuery("SELECT pg_export_snapshot(), pg_current_wal_lsn()::text")) {
-                rs.next();
-                return new ExportedSnapshot(c, rs.getString(1), rs.getString(2));
-            }
+        try (Statement st = c.createStatement();
+             ResultSet rs = st.executeQuery("SELECT pg_export_snapshot(), pg_current_wal_lsn()::text")) {
+            rs.next();
+            return new ExportedSnapshot(c, rs.getString(1), rs.getString(2));
         } catch (SQLException e) {
             c.close();
             throw e;

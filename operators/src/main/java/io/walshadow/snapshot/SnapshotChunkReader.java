@@ -8,7 +8,8 @@ import java.sql.Statement;
 
 /**
  * Reads chunks of tables under an imported snapshot ({@code SET TRANSACTION SNAPSHOT}), one connection per reader,
- * so that parallel readers see exactly one state of the database. Rows arrive with their TID (the identity of
+ * so that parallel readers see exactly one state of the database; each chunk in its own transaction
+ * ({@link #restart}), so that the table lock a chunk takes ({@link #lock}) is gone when it ends. Rows arrive with their TID (the identity of
  * tables without a primary key) and their columns in PostgreSQL's text output.
  */
 public final class SnapshotChunkReader implements AutoCloseable {
@@ -20,30 +21,108 @@ public final class SnapshotChunkReader implements AutoCloseable {
         void accept(Row row) throws Exception;
     }
 
+    private final PgConnectionConfig pg;
+    /** The chunk transactions' connection: each chunk runs in its own transaction in the imported snapshot. */
     private final Connection connection;
+    /** An autocommit connection that sees the catalog as it is now (the chunk connection sees it as of the snapshot). */
+    private Connection catalog;
+    private String snapshotId;
 
-    private SnapshotChunkReader(Connection connection) {
+    private SnapshotChunkReader(PgConnectionConfig pg, Connection connection, String snapshotId) {
+        this.pg = pg;
         this.connection = connection;
+        this.snapshotId = snapshotId;
     }
 
     public static SnapshotChunkReader open(PgConnectionConfig pg, String snapshotId) throws SQLException {
         return open(pg, snapshotId, null);
     }
 
-    /** As {@link #open(PgConnectionConfig, String)}, running {@code settings} (SET commands) first. */
+    /**
+     * As {@link #open(PgConnectionConfig, String)}, running {@code settings} (SET commands) first, in autocommit so
+     * that they outlive the chunk transactions.
+     */
     public static SnapshotChunkReader open(PgConnectionConfig pg, String snapshotId, String settings) throws SQLException {
-        Connection c = SnapshotTransaction.begin(pg);
-        try (Statement st = c.createStatement()) {
+        Connection c = pg.openSql();
+        try {
             if (settings != null) {
-                st.execute(settings);
+                try (Statement st = c.createStatement()) {
+                    st.execute(settings);
+                }
             }
-            // must be the transaction's first statement; an expired snapshot fails here, naming it
-            st.execute("SET TRANSACTION SNAPSHOT " + literal(snapshotId));
-            return new SnapshotChunkReader(c);
+            SnapshotTransaction.configure(c);
+            SnapshotChunkReader r = new SnapshotChunkReader(pg, c, snapshotId);
+            r.importSnapshot();
+            return r;
         } catch (SQLException e) {
             c.close();
             throw e;
         }
+    }
+
+    /** The snapshot this reader imports. */
+    public String snapshotId() {
+        return snapshotId;
+    }
+
+    /**
+     * Ends the current transaction, releasing every lock it took, and begins the next one in {@code snapshotId}
+     * (the coordinator's current export): a chunk's transaction lasts as long as the chunk.
+     */
+    public void restart(String snapshotId) throws SQLException {
+        connection.rollback();
+        this.snapshotId = snapshotId;
+        importSnapshot();
+    }
+
+    /** Ends the current chunk's transaction: its lock is released, the reader holds none until the next chunk. */
+    public void endChunk() throws SQLException {
+        connection.rollback();
+    }
+
+    private void importSnapshot() throws SQLException {
+        try (Statement st = connection.createStatement()) {
+            // the transaction's first statement; an expired snapshot fails here, naming it
+            st.execute("SET TRANSACTION SNAPSHOT " + literal(snapshotId));
+        }
+    }
+
+    /**
+     * Locks the relation {@code relOid} in ACCESS SHARE mode for the rest of this chunk's transaction and returns it
+     * as the catalog has it now (null: dropped). Under the lock no DDL that rewrites, drops or renames the table or its
+     * columns can commit until the chunk ends, and DDL queued for it waits for this chunk only. The table is locked
+     * by its current name, then checked to still carry it: a rename in between takes another try.
+     */
+    public LockedTable lock(int relOid) throws SQLException {
+        for (int attempt = 1; ; attempt++) {
+            LockedTable before = LockedTable.read(catalog(), relOid);
+            if (before == null) {
+                return null;
+            }
+            try (Statement st = connection.createStatement()) {
+                st.execute("LOCK TABLE ONLY " + before.name() + " IN ACCESS SHARE MODE");
+                LockedTable now = LockedTable.read(catalog(), relOid);
+                if (now == null || now.name().equals(before.name())) {
+                    return now;
+                }
+            } catch (SQLException e) {
+                if (!"42P01".equals(e.getSQLState()) || attempt >= 5) {
+                    throw e;
+                }
+            }
+            restart(snapshotId); // dropped or renamed between the look-up and the lock: the lock may be another's
+            if (attempt >= 5) {
+                throw new SQLException("relation " + Integer.toUnsignedString(relOid) + " was renamed 5 times while the"
+                        + " snapshot reader locked it");
+            }
+        }
+    }
+
+    private Connection catalog() throws SQLException {
+        if (catalog == null) {
+            catalog = pg.openSql();
+        }
+        return catalog;
     }
 
     /** The table's size in heap pages, as the chunk plan needs it. */
@@ -139,6 +218,12 @@ public final class SnapshotChunkReader implements AutoCloseable {
 
     @Override
     public void close() throws SQLException {
-        SnapshotTransaction.end(connection);
+        try {
+            SnapshotTransaction.end(connection);
+        } finally {
+            if (catalog != null) {
+                catalog.close();
+            }
+        }
     }
 }

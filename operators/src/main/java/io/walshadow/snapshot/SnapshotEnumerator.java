@@ -23,12 +23,14 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The initial snapshot's coordinator (on the JobManager). Exports the snapshot, and holds it, with ACCESS SHARE locks
- * on the copied tables, until the copy is over; plans the chunks on the first start; hands them out one at a time to
- * readers that ask; counts progress.
+ * The initial snapshot's coordinator (on the JobManager). Exports the snapshot and holds it until the copy is over;
+ * plans the chunks on the first start; hands them out one at a time to readers that ask; counts progress. No lock is
+ * held across chunks: each chunk's read locks its table for that chunk only, so DDL on a copied table waits for one
+ * chunk, and the snapshot's rows stay consistent with the stream by the rules of {@link SnapshotSplitReader} (columns
+ * by attnum, chunks of rewritten tables skipped) and of the sink (snapshot rows of replaced storage dropped).
  *
  * <p>The copy is over when every chunk was read and a checkpoint taken after the last one completed: by then every
- * snapshot row is in a committed sink batch, so DDL that waited for the locks reaches the sink after all of them.
+ * snapshot row is in a committed sink batch.
  * A restarted coordinator exports a fresh snapshot for the chunks left (and the rest of a chunk a reader resumes):
  * each TID range is still read under exactly one snapshot, and the rows carry the same version, so the argument of
  * {@link SnapshotExport} holds per row (docs/architecture.md, "Initial snapshot").
@@ -163,19 +165,21 @@ final class SnapshotEnumerator implements SplitEnumerator<SnapshotSplit, Snapsho
                 waitingSince).open();
         List<SnapshotSplit> plan = null;
         int tables = o.relations().size();
-        if (!planned) {
-            List<io.walshadow.catalog.RelationDescriptor> scope = o.relations().stream().filter(uncovered).toList();
-            tables = scope.size();
-            try {
+        try {
+            if (!planned) {
+                List<io.walshadow.catalog.RelationDescriptor> scope = o.relations().stream().filter(uncovered).toList();
+                tables = scope.size();
                 plan = SnapshotExport.plan(o.snapshot().connection(), scope, start.snapshotVersion(),
                         options.chunkPages(), mirrors != null);
                 if (covered != null) {
                     StaleRows.remove(destination, scope, start.snapshotVersion()); // tables included once before
                 }
-            } catch (SQLException | RuntimeException e) {
-                o.snapshot().close();
-                throw e;
             }
+        } catch (SQLException | RuntimeException e) {
+            o.snapshot().close();
+            throw e;
+        } finally {
+            o.releaseLocks(); // from here on DDL on the tables waits for one chunk's read at most
         }
         return new Opened(o.snapshot(), plan, tables);
     }
@@ -354,7 +358,7 @@ final class SnapshotEnumerator implements SplitEnumerator<SnapshotSplit, Snapsho
             complete = true;
             chunksDone = chunksTotal;
             closeSnapshot();
-            LOG.info("initial snapshot complete: {} rows in {} chunks ({} s); locks released", rowsDone, chunksTotal,
+            LOG.info("initial snapshot complete: {} rows in {} chunks ({} s)", rowsDone, chunksTotal,
                     (System.currentTimeMillis() - startedAt) / 1000);
         }
     }

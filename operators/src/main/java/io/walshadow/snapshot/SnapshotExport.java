@@ -32,8 +32,20 @@ final class SnapshotExport {
     private static final Logger LOG = LoggerFactory.getLogger(SnapshotExport.class);
     private static final long WAIT_LOG_MS = 10_000;
 
-    /** The open snapshot, and the relations it copies (in copy order) with their relfilenodes then. */
-    record Opened(ExportedSnapshot snapshot, List<RelationDescriptor> relations) {}
+    /**
+     * The open snapshot, and the relations it copies (in copy order) with their relfilenodes then; {@code locks}, a
+     * transaction holding ACCESS SHARE on them, keeps their catalog as the snapshot sees it while the chunks are
+     * planned, and is ended right after ({@link #releaseLocks}): the exporting transaction itself holds no lock.
+     */
+    record Opened(ExportedSnapshot snapshot, List<RelationDescriptor> relations, Connection locks) {
+        void releaseLocks() {
+            try {
+                locks.close(); // rolls back, releasing the locks
+            } catch (SQLException e) {
+                LOG.debug("ending the snapshot's lock transaction: {}", e.getMessage());
+            }
+        }
+    }
 
     private final PgConnectionConfig pg;
     private final CatalogFilter filter;
@@ -54,7 +66,10 @@ final class SnapshotExport {
         this.waitingSince = waitingSince;
     }
 
-    /** Waits for the start point's transactions, locks the included tables, exports the snapshot. */
+    /**
+     * Waits for the start point's transactions, locks the included tables (in a transaction of their own, ended once
+     * the chunks are planned), exports the snapshot.
+     */
     Opened open() throws SQLException, InterruptedException {
         try (Connection c = pg.openSql()) {
             awaitStartTransactions(c);
@@ -64,10 +79,18 @@ final class SnapshotExport {
                 List<String> names = new ArrayList<>();
                 before.values().forEach(d -> names.add("ONLY " + SnapshotRows.quoteIdent(d.schema()) + "."
                         + SnapshotRows.quoteIdent(d.name())));
+                Connection locks = pg.openSql();
                 ExportedSnapshot snap;
                 try {
-                    snap = ExportedSnapshot.export(pg, names);
+                    locks.setAutoCommit(false);
+                    try (Statement st = locks.createStatement()) {
+                        if (!names.isEmpty()) {
+                            st.execute("LOCK TABLE " + String.join(", ", names) + " IN ACCESS SHARE MODE");
+                        }
+                    }
+                    snap = ExportedSnapshot.export(pg); // after the locks: no DDL of these tables between
                 } catch (SQLException e) {
+                    locks.close();
                     if (attempt < 5 && "42P01".equals(e.getSQLState())) {
                         continue; // a table was dropped between the listing and the lock: list again
                     }
@@ -78,8 +101,9 @@ final class SnapshotExport {
                 if (sameRelations(before, after)) {
                     LOG.info("initial snapshot {} exported for {} tables, start point {}, snapshot at {}", snap.id(),
                             after.size(), start, snap.lsn());
-                    return new Opened(snap, List.copyOf(after.values()));
+                    return new Opened(snap, List.copyOf(after.values()), locks);
                 }
+                locks.close();
                 snap.close();
                 if (attempt >= 5) {
                     throw new IllegalStateException("the included tables kept changing while the initial snapshot"

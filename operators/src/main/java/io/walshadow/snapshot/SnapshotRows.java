@@ -24,15 +24,19 @@ final class SnapshotRows {
     private final TextValues.Parser[] parsers;
     private final String selectList;
 
-    SnapshotRows(RelationDescriptor descriptor, long version, TextValues values) {
+    /**
+     * @param descriptor the planned shape, columns dropped since marked dropped ({@link LockedTable#readable})
+     * @param names each selected column's current name by attnum (a RENAME since the plan is read by attnum)
+     */
+    SnapshotRows(RelationDescriptor descriptor, long version, TextValues values, java.util.Map<Integer, String> names) {
         this.descriptor = descriptor;
         this.version = version;
         List<Integer> pos = new ArrayList<>();
-        List<String> names = new ArrayList<>();
+        List<String> select = new ArrayList<>();
         for (Column c : descriptor.columns()) {
             if (!c.dropped()) {
                 pos.add(c.attnum() - 1);
-                names.add(quoteIdent(c.name()));
+                select.add(quoteIdent(names.getOrDefault(c.attnum(), c.name())));
             }
         }
         positions = pos.stream().mapToInt(Integer::intValue).toArray();
@@ -40,17 +44,12 @@ final class SnapshotRows {
         for (int i = 0; i < positions.length; i++) {
             parsers[i] = values.parser(descriptor.columns().get(positions[i]).typeOid());
         }
-        selectList = String.join(", ", names);
+        selectList = String.join(", ", select);
     }
 
     /** The chunk query's select list (quoted column names). */
     String selectList() {
         return selectList;
-    }
-
-    /** The table's quoted qualified name. */
-    String table() {
-        return quoteIdent(descriptor.schema()) + "." + quoteIdent(descriptor.name());
     }
 
     BufferEvent change(SnapshotChunkReader.Row row) {

@@ -35,7 +35,6 @@ final class SnapshotSplitReader implements SplitReader<BufferEvent, SnapshotSpli
     private final Deque<SnapshotSplit> splits = new ArrayDeque<>();
 
     private SnapshotChunkReader reader;
-    private String readerSnapshot;
     private TextValues values;
     private SnapshotSplit current;
     private SnapshotRows rows;
@@ -73,33 +72,37 @@ final class SnapshotSplitReader implements SplitReader<BufferEvent, SnapshotSpli
                 return skip(out, "is no longer included (tables.include / tables.exclude)");
             }
             if (cursor == null) {
-                if (reader == null || !id.equals(readerSnapshot)) {
-                    // between chunks only: a chunk's cursor keeps the snapshot it imported even after the exporter
-                    // ended (a coordinator restart), so it reads on under it
+                if (reader == null) {
                     reconnect(id);
                 }
-                PlannedShape.Check shape = PlannedShape.check(reader.connection(), current.descriptor());
-                if (shape.gone()) {
-                    // dropped while the job was down (between two exports): the WAL stream carries the drop
-                    return skip(out, "no longer exists");
+                // the chunk's own transaction, in the coordinator's current export; the lock it takes below goes
+                // with it when the chunk ends, so DDL queued for the table waits for one chunk, not the whole copy
+                reader.restart(id);
+                LockedTable now = reader.lock(current.descriptor().relOid());
+                if (now == null) {
+                    return skip(out, "no longer exists (the WAL stream carries the drop)");
                 }
-                if (shape.difference() != null) {
-                    throw new IllegalStateException("initial snapshot of " + current.descriptor().qualifiedName()
-                            + ", chunk " + current.splitId() + ": the table changed since the snapshot was planned ("
-                            + shape.difference() + "), DDL while the job was down in the middle of its snapshot. Its remaining"
-                            + " rows cannot be read as planned; start the job afresh (new slot, sink id or database)"
-                            + " to snapshot again, or exclude the table");
+                if (!now.sameStorage(current.descriptor())) {
+                    // TRUNCATE, ALTER TYPE, VACUUM FULL, CLUSTER since the plan: the stream re-inserts every row the
+                    // table held then (or none), and the sink drops snapshot rows of the storage it replaced
+                    return skip(out, "was rewritten since the snapshot was planned (relfilenode " + now.relfilenode()
+                            + ", planned " + Integer.toUnsignedString(current.descriptor().locator().relNumber())
+                            + "): the WAL stream carries its rows");
                 }
                 if (current.toast()) {
-                    seedToast(current);
+                    seedToast(current, now);
+                    reader.endChunk();
                     out.addFinishedSplit(current.splitId());
                     current = null;
                     return out.build();
                 }
-                rows = new SnapshotRows(current.descriptor(), current.version(), values);
+                io.walshadow.clickhouse.Faults.at("snapshot.chunk.locked"); // a test slows the copy here
+                // columns by attnum under their names now: added ones are not in the plan (the destination gives the
+                // rows their missing value), dropped ones cannot be read (the destination drops them too)
+                rows = new SnapshotRows(now.readable(current.descriptor()), current.version(), values,
+                        now.liveColumns());
                 TidRange range = new TidRange(current.fromBlock(), current.toBlock());
-                // by oid: a RENAME of the table or its schema since the plan must not lose the chunk
-                cursor = reader.cursor(currentName(current.descriptor().relOid()), rows.selectList(), range,
+                cursor = reader.cursor(now.name(), rows.selectList(), range,
                         current.resumeBlock(), current.resumeOffset(), fetchRows);
                 emitted = 0;
             }
@@ -112,6 +115,9 @@ final class SnapshotSplitReader implements SplitReader<BufferEvent, SnapshotSpli
                     }
                     cursor.close();
                     cursor = null;
+                    reader.endChunk();
+                    // a test holds a read chunk's rows here, its lock released, while DDL overtakes them
+                    io.walshadow.clickhouse.Faults.at("snapshot.chunk.read " + current.descriptor().qualifiedName());
                     out.addFinishedSplit(splitId);
                     current = null;
                     break;
@@ -134,23 +140,27 @@ final class SnapshotSplitReader implements SplitReader<BufferEvent, SnapshotSpli
     private RecordsWithSplitIds<BufferEvent> skip(RecordsBySplits.Builder<BufferEvent> out, String why) {
         LOG.info("initial snapshot: {} {}, chunk {} skipped", current.descriptor().qualifiedName(), why,
                 current.splitId());
+        if (reader != null) {
+            try {
+                reader.endChunk();
+            } catch (SQLException e) {
+                LOG.debug("ending a skipped chunk's transaction: {}", e.getMessage());
+            }
+        }
         out.addFinishedSplit(current.splitId());
         current = null;
         return out.build();
     }
 
     /** A TOAST chunk, whole, into its mirror (a restart copies it again: identical rows). */
-    private void seedToast(SnapshotSplit split) throws SQLException, InterruptedException {
+    private void seedToast(SnapshotSplit split, LockedTable owner) throws SQLException, InterruptedException {
         if (seeder == null) {
             throw new IllegalStateException("TOAST chunk " + split.splitId() + " planned without ClickHouse settings");
         }
         int toastOid = split.descriptor().toastRelOid();
-        String table;
-        try (java.sql.Statement st = reader.connection().createStatement();
-             java.sql.ResultSet rs = st.executeQuery("SELECT " + Integer.toUnsignedString(toastOid)
-                     + "::oid::regclass::text")) {
-            rs.next();
-            table = rs.getString(1);
+        String table = owner.toastName();
+        if (table == null) {
+            return; // its owner's storage is unchanged, so it still has one; never here
         }
         io.walshadow.clickhouse.Faults.at("snapshot.toast.seed");
         long started = System.nanoTime();
@@ -166,7 +176,6 @@ final class SnapshotSplitReader implements SplitReader<BufferEvent, SnapshotSpli
     private void reconnect(String id) throws SQLException {
         closeReader();
         reader = SnapshotChunkReader.open(pg, id, TextValues.SESSION_SETTINGS);
-        readerSnapshot = id;
         values = new TextValues(SqlTypeCatalog.load(reader.connection()));
         LOG.info("snapshot reader imported snapshot {}", id);
     }
@@ -197,16 +206,6 @@ final class SnapshotSplitReader implements SplitReader<BufferEvent, SnapshotSpli
         }
         cursor = null;
         reader = null;
-    }
-
-    /** The relation's name now (quoted, qualified), as the reader's session resolves its oid. */
-    private String currentName(int relOid) throws java.sql.SQLException {
-        try (java.sql.Statement st = reader.connection().createStatement();
-             java.sql.ResultSet rs = st.executeQuery("SELECT quote_ident(n.nspname) || '.' || quote_ident(c.relname)"
-                     + " FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE c.oid = "
-                     + Integer.toUnsignedString(relOid))) {
-            return rs.next() ? rs.getString(1) : rows.table();
-        }
     }
 
     @Override

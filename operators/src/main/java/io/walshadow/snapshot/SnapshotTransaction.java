@@ -10,7 +10,11 @@ final class SnapshotTransaction {
 
     /** A connection inside a new such transaction (its first statement decides the snapshot). */
     static Connection begin(PgConnectionConfig pg) throws SQLException {
-        Connection c = pg.openSql();
+        return configure(pg.openSql());
+    }
+
+    /** Puts {@code c} in that mode: from its next statement on, it runs in such a transaction. */
+    static Connection configure(Connection c) throws SQLException {
         try {
             c.setAutoCommit(false);
             c.setTransactionIsolation(Connection.TRANSACTION_REPEATABLE_READ);

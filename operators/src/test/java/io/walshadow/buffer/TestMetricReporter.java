@@ -33,7 +33,7 @@ public final class TestMetricReporter implements MetricReporter, MetricReporterF
     public void notifyOfAddedMetric(Metric metric, String name, MetricGroup group) {
         String id = group.getMetricIdentifier(name);
         if (id.contains("xact_buffer") || id.contains(".toast.") || id.contains(".wal.") || id.contains(".snapshot.") || id.contains(".decoder.catalog_")
-                || id.endsWith("commit_lag_ms") || id.endsWith("_per_second")) {
+                || id.endsWith("commit_lag_ms") || id.endsWith("_per_second") || id.endsWith("snapshot_rows_superseded")) {
             METRICS.put(name, metric);
         }
     }

@@ -15,6 +15,7 @@ import org.apache.flink.core.memory.DataOutputSerializer;
  *   RelationDescriptorCodec v1 (the shape), then per shape column: nullable string chName, nullable string chType
  * </pre>
  *   (version 3) per table: byte tids
+ *   (version 4) count d, d x uvarint relation oid the stream dropped
  * Version 1 is version 2 without the mirrors (read as none); version 2 has no TID flag (a table has TID columns
  * exactly when keyed by TID).
  */
@@ -22,7 +23,7 @@ public final class SinkWriterStateSerializer implements SimpleVersionedSerialize
         java.io.Serializable {
     private static final long serialVersionUID = 1L;
     public static final SinkWriterStateSerializer INSTANCE = new SinkWriterStateSerializer();
-    static final int VERSION = 3;
+    static final int VERSION = 4;
 
     @Override
     public int getVersion() {
@@ -54,6 +55,10 @@ public final class SinkWriterStateSerializer implements SimpleVersionedSerialize
         }
         for (DestTable t : s.tables()) {
             out.writeBoolean(t.tids());
+        }
+        Wire.writeCount(out, s.droppedRelations().size());
+        for (int oid : s.droppedRelations()) {
+            Wire.writeUVarInt(out, oid);
         }
         return out.getCopyOfBuffer();
     }
@@ -100,7 +105,14 @@ public final class SinkWriterStateSerializer implements SimpleVersionedSerialize
                         t.keyAttnums(), in.readBoolean()));
             }
         }
-        return new SinkWriterState(sinkId, next, tables, retire);
+        List<Integer> dropped = new ArrayList<>();
+        if (version >= 4) {
+            int d = Wire.readCount(in, "dropped relations");
+            for (int i = 0; i < d; i++) {
+                dropped.add(Wire.readUVarInt(in, "dropped relation"));
+            }
+        }
+        return new SinkWriterState(sinkId, next, tables, retire, dropped);
     }
 
     private static void writeNullable(DataOutputSerializer out, String s) throws IOException {

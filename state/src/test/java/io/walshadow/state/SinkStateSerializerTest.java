@@ -45,10 +45,13 @@ class SinkStateSerializerTest {
     @Test
     void writerStateRoundTripsAndVersion1HasNoMirrorsToRetire() throws IOException {
         DestTable t = new DestTable("s__t", Samples.descriptor(), names(), types(), false, List.of(1), true);
-        SinkWriterState s = new SinkWriterState("sink", 8, List.of(t), List.of("pg_toast_1", "pg_toast_2"));
+        SinkWriterState s = new SinkWriterState("sink", 8, List.of(t), List.of("pg_toast_1", "pg_toast_2"),
+                List.of(16384, (int) 3_000_000_000L)); // oids are unsigned
+
         byte[] bytes = SinkWriterStateSerializer.INSTANCE.serialize(s);
         SinkWriterState back = SinkWriterStateSerializer.INSTANCE.deserialize(SinkWriterStateSerializer.VERSION, bytes);
         assertEquals(s.retireMirrors(), back.retireMirrors());
+        assertEquals(s.droppedRelations(), back.droppedRelations());
         assertEquals(s.nextBatch(), back.nextBatch());
         Deep.assertDeepEquals(s.tables(), back.tables());
 
@@ -56,12 +59,16 @@ class SinkStateSerializerTest {
 
         DestTable earlier = new DestTable("s__t", Samples.descriptor(), names(), types(), false, List.of(1));
         SinkWriterState none = new SinkWriterState("sink", 8, List.of(earlier));
-        byte[] v3 = SinkWriterStateSerializer.INSTANCE.serialize(none);
-        byte[] v2 = Arrays.copyOf(v3, v3.length - 1); // version 2 ends before the per-table TID flags
-        byte[] v1 = Arrays.copyOf(v3, v3.length - 2); // version 1 also before the (empty) mirror count
+        byte[] v4 = SinkWriterStateSerializer.INSTANCE.serialize(none);
+        byte[] v3 = Arrays.copyOf(v4, v4.length - 1); // version 3 ends before the (empty) dropped relations
+        byte[] v2 = Arrays.copyOf(v4, v4.length - 2); // version 2 also before the per-table TID flags
+        byte[] v1 = Arrays.copyOf(v4, v4.length - 3); // version 1 also before the (empty) mirror count
+        assertFalse(SinkWriterStateSerializer.INSTANCE.deserialize(3, v3).tables().get(0).tids());
+        assertEquals(List.of(), SinkWriterStateSerializer.INSTANCE.deserialize(3, v3).droppedRelations());
         for (int version : new int[] {1, 2}) {
             SinkWriterState old = SinkWriterStateSerializer.INSTANCE.deserialize(version, version == 1 ? v1 : v2);
             assertEquals(List.of(), old.retireMirrors());
+            assertEquals(List.of(), old.droppedRelations());
             Deep.assertDeepEquals(none.tables(), old.tables());
             assertFalse(old.tables().get(0).tids(), "an earlier build's keyed table has no TID columns");
         }
