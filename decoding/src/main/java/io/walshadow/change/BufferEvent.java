@@ -1,6 +1,7 @@
 package io.walshadow.change;
 
 import io.walshadow.catalog.RelationDescriptor;
+import io.walshadow.catalog.TypeSet;
 import io.walshadow.wal.RelFileLocator;
 import java.util.Map;
 
@@ -18,11 +19,20 @@ import java.util.Map;
  *     the family deferred ({@link DeferredRecord}); relfilenodes without one (dropped, not replicated) are absent
  *     and their records are discarded. A relation a deferred TRUNCATE names is keyed by its oid instead
  *     ({@link WalChangeDecoder#truncatedRelationKey}: tablespace 0). Empty otherwise.
+ * @param types for a commit: the types the columns of its deferred descriptors and of its catalog changes need, as
+ *     of the commit (the buffer decodes the deferred records with them, the sink maps the changed tables' columns
+ *     with them: the live catalog may have dropped or changed them since); {@link TypeSet#EMPTY} otherwise
  */
 public record BufferEvent(int topXid, long commitSeq, long fullXid, ChangeEvent event,
-                          Map<RelFileLocator, RelationDescriptor> deferredDescriptors) {
+                          Map<RelFileLocator, RelationDescriptor> deferredDescriptors, TypeSet types) {
     public BufferEvent {
         deferredDescriptors = deferredDescriptors == null ? Map.of() : Map.copyOf(deferredDescriptors);
+        types = types == null ? TypeSet.EMPTY : types;
+    }
+
+    public BufferEvent(int topXid, long commitSeq, long fullXid, ChangeEvent event,
+                       Map<RelFileLocator, RelationDescriptor> deferredDescriptors) {
+        this(topXid, commitSeq, fullXid, event, deferredDescriptors, TypeSet.EMPTY);
     }
 
     public static BufferEvent of(int topXid, ChangeEvent event) {

@@ -20,6 +20,11 @@ public final class RowDecoder {
         this.values = values;
     }
 
+    /** The value decoders this row decoder uses. */
+    public ValueDecoder values() {
+        return values;
+    }
+
     public RowChange decode(HeapChange c, RelationDescriptor d) {
         return switch (c.op()) {
             case INSERT, MULTI_INSERT -> new RowChange(c.lsn(), c.xid(),

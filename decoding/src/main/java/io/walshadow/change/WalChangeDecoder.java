@@ -104,6 +104,18 @@ public final class WalChangeDecoder {
     }
 
     /** Decode later records with this row decoder (types reloaded after a catalog change). */
+    /**
+     * The types as of the record just decoded: the catalog shadow's as it stands (a fresh view: the row decoder's
+     * may predate this commit's type changes), else the live catalog the decoder uses.
+     */
+    private io.walshadow.catalog.TypeCatalog typesNow() {
+        if (shadow != null) {
+            return new io.walshadow.catalog.shadow.ShadowTypes(shadow);
+        }
+        io.walshadow.catalog.TypeCatalog t = rows.values().catalog();
+        return t != null ? t : new io.walshadow.catalog.TypeSet(Map.of(), Map.of());
+    }
+
     public void replaceRowDecoder(RowDecoder rows) {
         this.rows = rows;
     }
@@ -205,7 +217,16 @@ public final class WalChangeDecoder {
         for (ChangeEvent e : events) {
             if (e instanceof XactEvent x) {
                 if (x.xact() instanceof XactCommit c) {
-                    out.add(new BufferEvent(c.xid(), nextCommitSeq++, fullXidOf(c.xid()), e, lastCommitDescriptors));
+                    // deferred rows are decoded in the buffer, DDL applied in the sink: with the types as of this
+                    // commit, taken along
+                    List<RelationDescriptor> typed = new ArrayList<>(lastCommitDescriptors.values());
+                    for (io.walshadow.catalog.CatalogChange ch : x.catalogChanges()) {
+                        typed.add(ch.after());
+                    }
+                    io.walshadow.catalog.TypeSet types = typed.isEmpty() ? io.walshadow.catalog.TypeSet.EMPTY
+                            : io.walshadow.catalog.TypeSet.of(typed, typesNow());
+                    out.add(new BufferEvent(c.xid(), nextCommitSeq++, fullXidOf(c.xid()), e, lastCommitDescriptors,
+                            types));
                     lastCommitDescriptors = Map.of();
                 } else if (x.xact() instanceof XactAbort a) {
                     int top = a.isPrepared() ? a.xid() : a.toplevelXid() != 0 ? a.toplevelXid() : recordTop;

@@ -15,6 +15,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Arrays;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.flink.core.execution.JobClient;
@@ -43,10 +44,13 @@ class SavepointUpgradeTest {
             if (!s.retireMirrors().isEmpty() || !s.droppedRelations().isEmpty()) {
                 throw new IOException("version 1 has no mirrors to retire nor dropped relations");
             }
-            byte[] now = SinkWriterStateSerializer.INSTANCE.serialize(s);
+            // version 1's layout: this build's up to the end of the tables
+            SinkWriterState bare = new SinkWriterState(s.sinkId(), s.nextBatch(), s.tables(), List.of(), List.of(),
+                    io.walshadow.catalog.TypeSet.EMPTY);
+            byte[] now = SinkWriterStateSerializer.INSTANCE.serialize(bare);
             V1_WRITER_STATES.incrementAndGet();
-            // without the (empty) mirror count, the per-table TID flags and the (empty) dropped relations
-            return Arrays.copyOf(now, now.length - 2 - s.tables().size());
+            // without the (empty) mirror count, the per-table TID flags, the (empty) dropped relations and types
+            return Arrays.copyOf(now, now.length - 4 - s.tables().size());
         }
 
         @Override

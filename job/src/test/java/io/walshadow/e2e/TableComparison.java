@@ -69,15 +69,17 @@ public final class TableComparison {
                 String[] a = i < e.getValue().size() ? e.getValue().get(i) : null;
                 String[] b = i < other.size() ? other.get(i) : null;
                 String d = rowDiff(cols, a, b);
-                if (d != null && problems++ < 20) {
+                if (d != null && problems++ < 10) {
                     diff.append("\n  key ").append(e.getKey()).append(": ").append(d);
                 }
             }
         }
+        int extra = 0; // rows only ClickHouse has: a few shown too, so both sides of a mismatch are seen
         for (Map.Entry<String, List<String[]>> e : right.entrySet()) {
             if (!left.containsKey(e.getKey())) {
                 for (String[] b : e.getValue()) {
-                    if (problems++ < 20) {
+                    problems++;
+                    if (extra++ < 10) {
                         diff.append("\n  key ").append(e.getKey()).append(": ").append(rowDiff(cols, null, b));
                     }
                 }
@@ -227,7 +229,7 @@ public final class TableComparison {
         if (!elem.isEmpty()) {
             // one-dimensional arrays, elements joined; a NULL array reads as an empty one in ClickHouse
             return new Col(name, "coalesce(array_to_string(" + p + ", '|', 'NULL'), '')",
-                    "arrayStringConcat(arrayMap(x -> ifNull(toString(x), 'NULL'), " + c + "), '|')", false);
+                    "arrayStringConcat(arrayMap(ws_elem -> ifNull(toString(ws_elem), 'NULL'), " + c + "), '|')", false);
         }
         // String columns hold PostgreSQL's output function's text
         return new Col(name, "CASE WHEN " + p + " IS NOT NULL THEN format('%s', " + p + ") END", c, false);

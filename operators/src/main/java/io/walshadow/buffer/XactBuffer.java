@@ -240,9 +240,6 @@ public final class XactBuffer extends KeyedProcessFunction<Integer, BufferEvent,
                 new MapStateDescriptor<>("xact-entries", Types.LONG, ChangeEventTypeInfo.INSTANCE));
         meta = getRuntimeContext().getState(metaStateDescriptor());
         gid = getRuntimeContext().getState(gidStateDescriptor());
-        if (pg != null) {
-            rowDecoder = loadRowDecoder();
-        }
         MetricGroup g = getRuntimeContext().getMetricGroup().addGroup("xact_buffer");
         prepares = g.counter("prepares");
         commitPrepared = g.counter("commit_prepared");
@@ -579,7 +576,7 @@ public final class XactBuffer extends KeyedProcessFunction<Integer, BufferEvent,
         if (schemaChange) {
             // Catalog changes first: a sink applies DDL before any row of the commit (rows written before the DDL
             // still follow, with the descriptor they were written with).
-            out.collect(new DrainedCatalog(seqNo, lsn, fullXid, time, catalogChanges));
+            out.collect(new DrainedCatalog(seqNo, lsn, fullXid, time, catalogChanges, be.types()));
             for (CatalogChange ch : catalogChanges) {
                 RelationDescriptor d = ch.after() != null ? ch.after() : ch.before();
                 if (d != null) {
@@ -595,6 +592,9 @@ public final class XactBuffer extends KeyedProcessFunction<Integer, BufferEvent,
                 committed.add(xid);
             }
             Map<io.walshadow.wal.RelFileLocator, RelationDescriptor> descriptors = be.deferredDescriptors();
+            // the types as of the commit, which the decoder sent along (an event of an earlier build has none)
+            RowDecoder commitTypes = be.types().types().isEmpty() ? null
+                    : new RowDecoder(new ValueDecoder(be.types()));
             long prev = -1;
             for (Map.Entry<Long, ChangeEvent> en : h != null ? heapEntries(h) : inSeqOrder(m[NEXT_SEQ])) {
                 long seq = en.getKey();
@@ -616,7 +616,8 @@ public final class XactBuffer extends KeyedProcessFunction<Integer, BufferEvent,
                 } else if (ev instanceof DeferredRecord d) {
                     RelationDescriptor desc = descriptors.get(d.rel());
                     // null: the relation did not survive the commit, or is not replicated
-                    decoded = desc == null ? List.of() : decodeDeferred(d, desc);
+                    decoded = desc == null ? List.of()
+                            : commitTypes != null ? decodeWith(commitTypes, d, desc) : decodeDeferred(d, desc);
                 } else {
                     decoded = List.of(ev);
                 }
@@ -698,9 +699,17 @@ public final class XactBuffer extends KeyedProcessFunction<Integer, BufferEvent,
         };
     }
 
+    /**
+     * A deferred record of a commit an earlier build's decoder sent without its types: decoded with the live catalog's,
+     * as that build did.
+     */
     private List<RowChange> decodeDeferred(DeferredRecord d, RelationDescriptor desc) throws SQLException {
         if (rowDecoder == null) {
-            throw new IllegalStateException("deferred record at " + d.lsn() + " but the buffer has no type catalog");
+            if (pg == null) {
+                throw new IllegalStateException("deferred record at " + d.lsn() + " without its types, and the buffer"
+                        + " has no catalog connection");
+            }
+            rowDecoder = loadRowDecoder();
         }
         try {
             return decodeWith(rowDecoder, d, desc);

@@ -28,14 +28,12 @@ import io.walshadow.state.DestTable;
 import io.walshadow.state.SinkBatch;
 import io.walshadow.state.SinkStep;
 import io.walshadow.state.SinkWriterState;
-import io.walshadow.types.SqlTypeCatalog;
 import io.walshadow.types.ValueDecoder;
 import io.walshadow.wal.Lsn;
 import io.walshadow.wal.RelFileLocator;
 import io.walshadow.xact.PgTimestamps;
 import java.io.IOException;
 import java.sql.Connection;
-import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
@@ -85,7 +83,7 @@ final class ClickHouseSinkWriter implements CommittingSinkWriter<Drained, SinkBa
     private final StepExecutor executor;
     private final SchemaPlanner planner;
     private final ServerCapabilities caps;
-    private SqlTypeCatalog types;
+    private io.walshadow.pg.StreamTypes types;
     private ValueDecoder values;
 
     /** Destination tables by source relation oid. */
@@ -100,6 +98,8 @@ final class ClickHouseSinkWriter implements CommittingSinkWriter<Drained, SinkBa
     // the batch
     private long batch;
     private int segment;
+    /** Destination (or mirror) name to the segment after the batch's last DDL step on it. */
+    private final Map<String, Integer> touchedAt = new HashMap<>();
     private final List<Object> steps = new ArrayList<>(); // SinkStep or PendingInsert
     private long commits;
     private long rows;
@@ -192,6 +192,7 @@ final class ClickHouseSinkWriter implements CommittingSinkWriter<Drained, SinkBa
             caps = retry.call("SELECT version()", () -> ServerCapabilities.probe(ch));
             executor = new StepExecutor(ch, caps, retry);
             new BatchCommitter(ch, caps, retry).setup();
+            types = new io.walshadow.pg.StreamTypes(pg, restored == null ? io.walshadow.catalog.TypeSet.EMPTY : restored.types());
             loadTypes();
             if (restored != null) {
                 if (!restored.sinkId().equals(sinkId)) {
@@ -212,7 +213,7 @@ final class ClickHouseSinkWriter implements CommittingSinkWriter<Drained, SinkBa
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IOException("interrupted while connecting to ClickHouse", e);
-        } catch (ClickHouseException | SQLException e) {
+        } catch (ClickHouseException e) {
             throw new IOException("sink " + sinkId + " could not start: " + e.getMessage(), e);
         }
         planner = new SchemaPlanner(ch.database(), caps, options.dropTables());
@@ -220,10 +221,8 @@ final class ClickHouseSinkWriter implements CommittingSinkWriter<Drained, SinkBa
                 tables.size(), batch);
     }
 
-    private void loadTypes() throws SQLException {
-        try (Connection c = pg.openSql()) {
-            types = SqlTypeCatalog.load(c);
-        }
+    /** New value decoders and encoders: the types a commit brought (or a reload) may differ from the cached ones. */
+    private void loadTypes() {
         values = new ValueDecoder(types);
         targets.clear();
     }
@@ -275,15 +274,16 @@ final class ClickHouseSinkWriter implements CommittingSinkWriter<Drained, SinkBa
             if (buffered >= options.flushBytes()) {
                 flushStages();
             }
-        } catch (SQLException e) {
-            throw new IOException("loading PostgreSQL types for the sink: " + e.getMessage(), e);
         } catch (ClickHouseException e) {
             throw new IOException("sink " + sinkId + ": " + e.getMessage(), e);
         }
     }
 
-    private void catalog(DrainedCatalog cat) throws SQLException {
-        loadTypes(); // new enums, domains, composites may come with the DDL
+    private void catalog(DrainedCatalog cat) {
+        if (cat.fullXid() != 0) {
+            types.add(cat.types()); // the changed tables' types as of the commit
+        }
+        loadTypes();
         boolean snapshot = cat.fullXid() == 0;
         for (CatalogChange change : cat.changes()) {
             if (snapshot && lateSnapshotRow(change.relOid(), change.after().locator())) {
@@ -312,6 +312,9 @@ final class ClickHouseSinkWriter implements CommittingSinkWriter<Drained, SinkBa
             }
             checkNameFree(plan.table());
             tables.put(change.relOid(), plan.table());
+            if (snapshot) {
+                types.pin(List.of(change.after())); // an empty table the snapshot created: its types for later
+            }
             if (plan.supersedeOldStorage()) {
                 rewrittenTo.put(change.relOid(), change.after().locator());
             }
@@ -423,6 +426,7 @@ final class ClickHouseSinkWriter implements CommittingSinkWriter<Drained, SinkBa
                 return;
             }
             SchemaPlanner.Plan plan = planner.create(r.descriptor(), types);
+            types.pin(List.of(r.descriptor())); // the types it was created with, for after a restore
             checkNameFree(plan.table());
             addSteps(plan.steps());
             dest = plan.table();
@@ -440,17 +444,31 @@ final class ClickHouseSinkWriter implements CommittingSinkWriter<Drained, SinkBa
             stages.put(tgt.stage(), stage);
         }
         int before = stage.rows.size();
-        int n = tgt.encoder().encode(r, c.commitLsn(), c.fullXid(), batch, segment, stage.rows);
-        staged(stage, dest.destName(), tgt.columns(), before, n);
+        int seg = segmentFor(stage, dest.destName());
+        int n = tgt.encoder().encode(r, c.commitLsn(), c.fullXid(), batch, seg, stage.rows);
+        staged(stage, dest.destName(), tgt.columns(), before, n, seg);
     }
 
-    private void staged(Stage stage, String table, List<String> columns, int sizeBefore, int n) {
+    /**
+     * The segment a row of {@code table} staged now goes in: its stage's open insert's, unless a DDL step touched the
+     * table since that insert began (then the rows after the DDL need an insert step after it). DDL of other tables
+     * does not split an insert: a burst of ALTERs on one table costs one INSERT step per ALTER for that table only.
+     */
+    private int segmentFor(Stage stage, String table) {
+        PendingInsert ins = stage.insert;
+        if (ins != null && ins.table.equals(table) && touchedAt.getOrDefault(table, -1) <= ins.segment) {
+            return ins.segment;
+        }
+        return segment;
+    }
+
+    private void staged(Stage stage, String table, List<String> columns, int sizeBefore, int n, int seg) {
         buffered += stage.rows.size() - sizeBefore;
         rows += n;
         rowsStaged.inc(n);
         PendingInsert ins = stage.insert;
-        if (ins == null || ins.segment != segment) {
-            ins = new PendingInsert(table, stage.name, columns, segment);
+        if (ins == null || ins.segment != seg) {
+            ins = new PendingInsert(table, stage.name, columns, seg);
             stage.insert = ins;
             steps.add(ins);
         }
@@ -476,21 +494,22 @@ final class ClickHouseSinkWriter implements CommittingSinkWriter<Drained, SinkBa
         }
         int before = stage.rows.size();
         int n = 0;
+        int seg = segmentFor(stage, mirror);
         if (r.oldTid() != null && (r.op() == RowChange.Op.DELETE || r.op() == RowChange.Op.UPDATE)) {
-            ToastMirror.tombstone(stage.rows, r.oldTid(), r.lsn(), batch, segment);
+            ToastMirror.tombstone(stage.rows, r.oldTid(), r.lsn(), batch, seg);
             n++;
         }
         Object[] v = r.newValues();
         if (r.newTid() != null && v != null && v.length == 3 && v[0] instanceof Long id && v[1] instanceof Integer seq
                 && v[2] instanceof byte[] data && (r.op() == RowChange.Op.INSERT || r.op() == RowChange.Op.UPDATE)) {
-            ToastMirror.birth(stage.rows, r.newTid(), id, seq, data, r.lsn(), batch, segment);
+            ToastMirror.birth(stage.rows, r.newTid(), id, seq, data, r.lsn(), batch, seg);
             n++;
         }
         if (n == 0) {
             toastChunks.inc(); // not a chunk shape (counted by the TOAST stage as malformed) or no TID
             return;
         }
-        staged(stage, mirror, ToastMirror.COLUMNS, before, n);
+        staged(stage, mirror, ToastMirror.COLUMNS, before, n, seg);
     }
 
     private void addSteps(List<SinkStep> ddl) {
@@ -500,6 +519,14 @@ final class ClickHouseSinkWriter implements CommittingSinkWriter<Drained, SinkBa
         steps.addAll(ddl);
         ddlSteps.inc(ddl.size());
         segment++; // rows after the DDL copy in a later INSERT step
+        for (SinkStep s : ddl) {
+            touchedAt.put(s.table(), segment);
+            if (s instanceof SinkStep.RenameTable rt) {
+                touchedAt.put(rt.to(), segment);
+            } else if (s instanceof SinkStep.CopyLive cl) {
+                touchedAt.put(cl.to(), segment);
+            }
+        }
     }
 
     private void commit(DrainedCommit c) {
@@ -611,6 +638,7 @@ final class ClickHouseSinkWriter implements CommittingSinkWriter<Drained, SinkBa
                 last == null ? 0 : last.commitTime());
         batch++;
         segment = 0;
+        touchedAt.clear();
         steps.clear();
         stages.values().forEach(st -> st.insert = null);
         commits = 0;
@@ -621,7 +649,7 @@ final class ClickHouseSinkWriter implements CommittingSinkWriter<Drained, SinkBa
     @Override
     public List<SinkWriterState> snapshotState(long checkpointId) {
         return List.of(new SinkWriterState(sinkId, batch, new ArrayList<>(tables.values()), retireDue,
-                new ArrayList<>(droppedRelations)));
+                new ArrayList<>(droppedRelations), types.stream()));
     }
 
     @Override

@@ -18,9 +18,7 @@ import io.walshadow.clickhouse.SnapshotMarkers;
 import io.walshadow.clickhouse.ToastMirror;
 import io.walshadow.pg.PgConnectionConfig;
 import io.walshadow.sink.ClickHouseSinkOptions;
-import io.walshadow.types.SqlTypeCatalog;
 import io.walshadow.types.ValueDecoder;
-import java.sql.Connection;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashSet;
@@ -80,6 +78,8 @@ public final class ToastStage extends KeyedProcessFunction<Integer, Drained, Dra
     private transient ToastCounters counters;
     private transient ToastResolver resolver;
     private transient ValueDecoder values;
+    /** Types the stream sent since this task started, then the live catalog's. */
+    private transient io.walshadow.pg.StreamTypes types;
     private transient ClickHouseConnection ch;
     private transient Retrier retry;
     private transient ServerCapabilities caps;
@@ -160,10 +160,12 @@ public final class ToastStage extends KeyedProcessFunction<Integer, Drained, Dra
                 ch == null ? "" : ", mirrors in " + ch);
     }
 
-    private void loadTypes() throws Exception {
-        try (Connection c = pg.openSql()) {
-            values = new ValueDecoder(SqlTypeCatalog.load(c));
+    /** New value decoders (their cache may hold a type a commit changed). */
+    private void loadTypes() {
+        if (types == null) {
+            types = new io.walshadow.pg.StreamTypes(pg, io.walshadow.catalog.TypeSet.EMPTY);
         }
+        values = new ValueDecoder(types);
     }
 
     @Override
@@ -205,9 +207,12 @@ public final class ToastStage extends KeyedProcessFunction<Integer, Drained, Dra
             } else {
                 truncated((TruncateChange) c.change());
             }
-        } else if (d instanceof DrainedCatalog) {
+        } else if (d instanceof DrainedCatalog cat) {
             flush(ctx, out); // (empty: a commit's catalog event comes first, after the previous commit flushed)
-            loadTypes(); // enums, domains and composites may come with the DDL
+            if (cat.fullXid() != 0) {
+                types.add(cat.types()); // enums, domains and composites as of the commit
+            }
+            loadTypes();
         } else if (d instanceof DrainedCommit) {
             if (mode == ToastResolver.Mode.DISABLED && addedThisCommit) {
                 chunks.clear();

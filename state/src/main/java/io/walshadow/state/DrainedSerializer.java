@@ -18,17 +18,18 @@ import org.apache.flink.core.memory.DataOutputView;
  * aligned checkpoint or savepoint state), so this build reads only its own format. Format version
  * {@value #FORMAT_VERSION}:
  * <pre>
- *   byte format version (2), byte kind, long commitSeq, long commitLsn, long fullXid, long commitTime, then by kind:
+ *   byte format version (3), byte kind, long commitSeq, long commitLsn, long fullXid, long commitTime, then by kind:
  *   1 DrainedChange: ChangeEvent as {@link ChangeEventSerializer} writes it (own version byte first)
  *   2 DrainedCommit: byte hasGid, [string gid], long changes, long firstLsn, count n, n x string relation,
  *       byte schemaChange
- *   3 DrainedCatalog: catalog changes as a ChangeEventSerializer XactEvent without record (own version byte first)
+ *   3 DrainedCatalog: catalog changes as a ChangeEventSerializer XactEvent without record (own version byte first),
+ *     then (since 3) the types as {@link TypeSetCodec} writes them
  * </pre>
  * Version 1 (before 2) had an int xid and the catalog changes on the commit.
  */
 public final class DrainedSerializer extends ImmutableValueSerializer<Drained> {
     private static final long serialVersionUID = 1L;
-    public static final int FORMAT_VERSION = 2;
+    public static final int FORMAT_VERSION = 3;
     public static final int OLDEST_READABLE_FORMAT_VERSION = 2;
     static final int CHANGE = 1;
     static final int COMMIT = 2;
@@ -69,6 +70,7 @@ public final class DrainedSerializer extends ImmutableValueSerializer<Drained> {
             out.writeBoolean(c.schemaChange());
         } else {
             events.serialize(new XactEvent(null, ((DrainedCatalog) d).changes()), out);
+            TypeSetCodec.write(out, ((DrainedCatalog) d).types());
         }
     }
 
@@ -102,7 +104,8 @@ public final class DrainedSerializer extends ImmutableValueSerializer<Drained> {
                 if (!(events.deserialize(in) instanceof XactEvent x)) {
                     throw new StateFormatException("DrainedCatalog without its catalog changes");
                 }
-                return new DrainedCatalog(seq, lsn, fullXid, time, x.catalogChanges());
+                return new DrainedCatalog(seq, lsn, fullXid, time, x.catalogChanges(),
+                        version >= 3 ? TypeSetCodec.read(in) : null);
             }
             default:
                 throw new StateFormatException("Drained of unknown kind " + kind);

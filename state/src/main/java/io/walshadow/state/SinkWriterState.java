@@ -1,24 +1,27 @@
 package io.walshadow.state;
 
+import io.walshadow.catalog.TypeSet;
 import java.util.List;
 
 /**
  * The sink writer's state at a checkpoint: the next batch number (batches at or above it found in staging after a
  * restore were written after the checkpoint, and are discarded), the destination tables' shapes, and the TOAST
  * mirrors to retire (empty) in the next batch: their TOAST relation was dropped in the checkpoint's batch, and only
- * once a later checkpoint completed can no restore re-read a row that refers to them; and the relations the stream
- * dropped, whose initial-snapshot rows still in flight must not bring their destination back.
+ * once a later checkpoint completed can no restore re-read a row that refers to them; the relations the stream
+ * dropped, whose initial-snapshot rows still in flight must not bring their destination back; and the types the
+ * stream sent with its catalog changes (the destination tables' columns map with them).
  */
 public record SinkWriterState(String sinkId, long nextBatch, List<DestTable> tables, List<String> retireMirrors,
-                              List<Integer> droppedRelations) {
+                              List<Integer> droppedRelations, TypeSet types) {
     public SinkWriterState {
         tables = List.copyOf(tables);
         retireMirrors = List.copyOf(retireMirrors);
         droppedRelations = List.copyOf(droppedRelations);
+        types = types == null ? TypeSet.EMPTY : types;
     }
 
     public SinkWriterState(String sinkId, long nextBatch, List<DestTable> tables, List<String> retireMirrors) {
-        this(sinkId, nextBatch, tables, retireMirrors, List.of());
+        this(sinkId, nextBatch, tables, retireMirrors, List.of(), TypeSet.EMPTY);
     }
 
     public SinkWriterState(String sinkId, long nextBatch, List<DestTable> tables) {

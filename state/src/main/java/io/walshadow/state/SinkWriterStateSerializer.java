@@ -15,7 +15,8 @@ import org.apache.flink.core.memory.DataOutputSerializer;
  *   RelationDescriptorCodec v1 (the shape), then per shape column: nullable string chName, nullable string chType
  * </pre>
  *   (version 3) per table: byte tids
- *   (version 4) count d, d x uvarint relation oid the stream dropped
+ *   (version 4) count d, d x uvarint relation oid the stream dropped; the stream's types as {@link TypeSetCodec}
+ *   writes them
  * Version 1 is version 2 without the mirrors (read as none); version 2 has no TID flag (a table has TID columns
  * exactly when keyed by TID).
  */
@@ -60,6 +61,7 @@ public final class SinkWriterStateSerializer implements SimpleVersionedSerialize
         for (int oid : s.droppedRelations()) {
             Wire.writeUVarInt(out, oid);
         }
+        TypeSetCodec.write(out, s.types());
         return out.getCopyOfBuffer();
     }
 
@@ -112,7 +114,7 @@ public final class SinkWriterStateSerializer implements SimpleVersionedSerialize
                 dropped.add(Wire.readUVarInt(in, "dropped relation"));
             }
         }
-        return new SinkWriterState(sinkId, next, tables, retire, dropped);
+        return new SinkWriterState(sinkId, next, tables, retire, dropped, version >= 4 ? TypeSetCodec.read(in) : null);
     }
 
     private static void writeNullable(DataOutputSerializer out, String s) throws IOException {

@@ -49,6 +49,21 @@ class BufferAndDrainedSerializerTest {
         for (var e : commit.deferredDescriptors().entrySet()) {
             Deep.assertDeepEquals(e.getValue(), back.deferredDescriptors().get(e.getKey()));
         }
+        assertEquals(io.walshadow.catalog.TypeSet.EMPTY, back.types());
+
+        // with the types the deferred rows need: an enum, an array of it, a domain, a composite (high oids unsigned)
+        var mood = new io.walshadow.catalog.PgType((int) 3_000_000_001L, "s", "mood", 4, true, 'i', 'e', 'E', 0, 0, -1,
+                0, Map.of(16390, "happy", (int) 3_000_000_005L, "sad é"));
+        var moods = new io.walshadow.catalog.PgType(16391, "s", "_mood", -1, false, 'i', 'b', 'A', mood.oid(), 0, -1, 0,
+                Map.of());
+        var dom = new io.walshadow.catalog.PgType(16392, "s", "posint", 4, true, 'i', 'd', 'N', 0, 23, -1, 0, Map.of());
+        var pair = new io.walshadow.catalog.PgType(16393, "s", "pair", -1, false, 'd', 'c', 'C', 0, 0, -1, 16394,
+                Map.of());
+        var typed = new io.walshadow.catalog.TypeSet(Map.of(mood.oid(), mood, moods.oid(), moods, dom.oid(), dom,
+                pair.oid(), pair), Map.of(16394, Samples.descriptor().columns().subList(0, 4)));
+        BufferEvent withTypes = new BufferEvent(9, 3, 9, Samples.events().get(0),
+                Map.of(Samples.LOC, Samples.descriptor()), typed);
+        Deep.assertDeepEquals(typed, roundTrip(s, withTypes).types());
     }
 
     @Test
@@ -63,6 +78,9 @@ class BufferAndDrainedSerializerTest {
         assertTrue(all.size() >= 2);
         all.add(new DrainedCommit(7, 0x1_0000_0000L, 42, 1234567L, null, 12, 99, List.of(), false));
         all.add(new DrainedCatalog(8, 5, 0xFFFF_FFFFL, -2, Samples.catalogChanges()));
+        all.add(new DrainedCatalog(9, 6, 7, -2, Samples.catalogChanges(), new io.walshadow.catalog.TypeSet(Map.of(16400,
+                new io.walshadow.catalog.PgType(16400, "s", "posint", 4, true, 'i', 'd', 'N', 0, 23, -1, 0, Map.of())),
+                Map.of())));
         all.add(new DrainedCommit(8, 5, 0xFFFF_FFFFL, -2, "gid é", 0, 0, List.of("public.a", "s.b é"), true));
         for (Drained d : all) {
             Deep.assertDeepEquals(d, roundTrip(s, d));

@@ -46,12 +46,15 @@ class SinkStateSerializerTest {
     void writerStateRoundTripsAndVersion1HasNoMirrorsToRetire() throws IOException {
         DestTable t = new DestTable("s__t", Samples.descriptor(), names(), types(), false, List.of(1), true);
         SinkWriterState s = new SinkWriterState("sink", 8, List.of(t), List.of("pg_toast_1", "pg_toast_2"),
-                List.of(16384, (int) 3_000_000_000L)); // oids are unsigned
+                List.of(16384, (int) 3_000_000_000L), // oids are unsigned
+                new io.walshadow.catalog.TypeSet(java.util.Map.of(16400, new io.walshadow.catalog.PgType(16400, "s", "mood",
+                        4, true, 'i', 'e', 'E', 0, 0, -1, 0, java.util.Map.of(16401, "ok"))), java.util.Map.of()));
 
         byte[] bytes = SinkWriterStateSerializer.INSTANCE.serialize(s);
         SinkWriterState back = SinkWriterStateSerializer.INSTANCE.deserialize(SinkWriterStateSerializer.VERSION, bytes);
         assertEquals(s.retireMirrors(), back.retireMirrors());
         assertEquals(s.droppedRelations(), back.droppedRelations());
+        Deep.assertDeepEquals(s.types(), back.types());
         assertEquals(s.nextBatch(), back.nextBatch());
         Deep.assertDeepEquals(s.tables(), back.tables());
 
@@ -60,9 +63,10 @@ class SinkStateSerializerTest {
         DestTable earlier = new DestTable("s__t", Samples.descriptor(), names(), types(), false, List.of(1));
         SinkWriterState none = new SinkWriterState("sink", 8, List.of(earlier));
         byte[] v4 = SinkWriterStateSerializer.INSTANCE.serialize(none);
-        byte[] v3 = Arrays.copyOf(v4, v4.length - 1); // version 3 ends before the (empty) dropped relations
-        byte[] v2 = Arrays.copyOf(v4, v4.length - 2); // version 2 also before the per-table TID flags
-        byte[] v1 = Arrays.copyOf(v4, v4.length - 3); // version 1 also before the (empty) mirror count
+        // version 3 ends before the (empty) dropped relations and (empty: two zero counts) types
+        byte[] v3 = Arrays.copyOf(v4, v4.length - 3);
+        byte[] v2 = Arrays.copyOf(v4, v4.length - 4); // version 2 also before the per-table TID flags
+        byte[] v1 = Arrays.copyOf(v4, v4.length - 5); // version 1 also before the (empty) mirror count
         assertFalse(SinkWriterStateSerializer.INSTANCE.deserialize(3, v3).tables().get(0).tids());
         assertEquals(List.of(), SinkWriterStateSerializer.INSTANCE.deserialize(3, v3).droppedRelations());
         for (int version : new int[] {1, 2}) {

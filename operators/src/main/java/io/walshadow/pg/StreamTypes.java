@@ -1,0 +1,95 @@
+package io.walshadow.pg;
+
+import io.walshadow.catalog.Column;
+import io.walshadow.catalog.PgType;
+import io.walshadow.catalog.TypeCatalog;
+import io.walshadow.catalog.TypeSet;
+import io.walshadow.types.SqlTypeCatalog;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.util.List;
+
+/**
+ * Types for the stages behind the transaction buffer (the TOAST stage's value decoding, the sink's column mapping):
+ * first those the stream sent with its catalog changes (as of each commit, the newest winning), so a table's columns
+ * read as they were when its DDL committed even if the type was dropped or changed since; then the live catalog's,
+ * for what the stream never described (tables the initial snapshot created, DDL before a restore the stage keeps no
+ * types of, an earlier build's state), loaded on first need and again only when a type is missing: no connection
+ * per DDL.
+ */
+public final class StreamTypes implements TypeCatalog {
+    private final PgConnectionConfig pg;
+    private TypeSet stream;
+    private TypeCatalog live;
+    /** The live catalog was loaded after the last miss: another miss is a type it does not have either. */
+    private boolean liveFresh;
+
+    public StreamTypes(PgConnectionConfig pg, TypeSet stream) {
+        this.pg = pg;
+        this.stream = stream;
+    }
+
+    /** Adds the types a commit sent along. */
+    public void add(TypeSet commit) {
+        stream = stream.with(commit);
+        liveFresh = false; // the DDL may have created types the live catalog loaded earlier lacks
+    }
+
+    /**
+     * Keeps the types {@code relations}' columns resolve to now (from the stream, else the live catalog) with the
+     * stream's: a destination created from rows (the initial snapshot's, or a table's first row) maps its columns
+     * with these after a restore too, even if the type is gone from the live catalog by then.
+     */
+    public void pin(java.util.Collection<io.walshadow.catalog.RelationDescriptor> relations) {
+        stream = stream.with(TypeSet.of(relations, this));
+    }
+
+    /** The types the stream sent so far (the sink keeps them in its state). */
+    public TypeSet stream() {
+        return stream;
+    }
+
+    @Override
+    public PgType type(int oid) {
+        PgType t = stream.type(oid);
+        if (t != null) {
+            return t;
+        }
+        t = live().type(oid);
+        if (t == null && !liveFresh) {
+            reload();
+            t = live.type(oid);
+        }
+        return t;
+    }
+
+    @Override
+    public List<Column> compositeAttributes(int relOid) {
+        List<Column> c = stream.compositeAttributes(relOid);
+        if (c != null) {
+            return c;
+        }
+        c = live().compositeAttributes(relOid);
+        if (c == null && !liveFresh) {
+            reload();
+            c = live.compositeAttributes(relOid);
+        }
+        return c;
+    }
+
+    private TypeCatalog live() {
+        if (live == null) {
+            reload();
+        }
+        return live;
+    }
+
+    private void reload() {
+        try (Connection c = pg.openSql()) {
+            live = SqlTypeCatalog.load(c);
+            liveFresh = true;
+        } catch (SQLException e) {
+            throw new IllegalStateException("loading PostgreSQL types: " + e.getMessage(), e);
+        }
+    }
+}

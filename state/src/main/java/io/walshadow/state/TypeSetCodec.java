@@ -1,0 +1,97 @@
+package io.walshadow.state;
+
+import io.walshadow.catalog.Column;
+import io.walshadow.catalog.PgType;
+import io.walshadow.catalog.RelationDescriptor;
+import io.walshadow.catalog.TypeSet;
+import io.walshadow.wal.RelFileLocator;
+import java.io.DataInput;
+import java.io.DataOutput;
+import java.io.IOException;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Wire form of a {@link TypeSet} (primitives as in {@link Wire}):
+ * <pre>
+ *   count n, n x type: uvarint oid, string schema, string name, varint typlen, byte typbyval, uvarint typalign,
+ *     uvarint typtype, uvarint typcategory, uvarint elemOid, uvarint baseTypeOid, varint baseTypmod, uvarint relOid,
+ *     count l, l x (uvarint enum value oid, string label)
+ *   count m, m x composite: RelationDescriptorCodec v1 of a descriptor whose relOid is the typrelid and whose
+ *     columns are the attributes
+ * </pre>
+ */
+final class TypeSetCodec {
+    private TypeSetCodec() {}
+
+    static void write(DataOutput out, TypeSet s) throws IOException {
+        Wire.writeCount(out, s.types().size());
+        for (PgType t : s.types().values()) {
+            Wire.writeUVarInt(out, t.oid());
+            Wire.writeString(out, t.schema());
+            Wire.writeString(out, t.name());
+            Wire.writeVarInt(out, t.typlen());
+            out.writeBoolean(t.typbyval());
+            Wire.writeUVarInt(out, t.typalign());
+            Wire.writeUVarInt(out, t.typtype());
+            Wire.writeUVarInt(out, t.typcategory());
+            Wire.writeUVarInt(out, t.elemOid());
+            Wire.writeUVarInt(out, t.baseTypeOid());
+            Wire.writeVarInt(out, t.baseTypmod());
+            Wire.writeUVarInt(out, t.relOid());
+            Map<Integer, String> labels = t.enumLabels() == null ? Map.of() : t.enumLabels();
+            Wire.writeCount(out, labels.size());
+            for (Map.Entry<Integer, String> l : labels.entrySet()) {
+                Wire.writeUVarInt(out, l.getKey());
+                Wire.writeString(out, l.getValue());
+            }
+        }
+        Wire.writeCount(out, s.composites().size());
+        for (Map.Entry<Integer, List<Column>> c : s.composites().entrySet()) {
+            RelationDescriptorCodec.write(out, new RelationDescriptor(c.getKey(), new RelFileLocator(0, 0, 0), "", "",
+                    'c', 'p', 'n', 0, c.getValue(), List.of()));
+        }
+    }
+
+    static TypeSet read(DataInput in) throws IOException {
+        int n = Wire.readCount(in, "types");
+        Map<Integer, PgType> types = new HashMap<>();
+        for (int i = 0; i < n; i++) {
+            int oid = Wire.readUVarInt(in, "type oid");
+            String schema = Wire.readString(in);
+            String name = Wire.readString(in);
+            int typlen = Wire.readVarInt(in, "typlen");
+            boolean byval = in.readBoolean();
+            char align = readChar(in, "typalign");
+            char typtype = readChar(in, "typtype");
+            char category = readChar(in, "typcategory");
+            int elem = Wire.readUVarInt(in, "typelem");
+            int base = Wire.readUVarInt(in, "typbasetype");
+            int baseTypmod = Wire.readVarInt(in, "typtypmod");
+            int rel = Wire.readUVarInt(in, "typrelid");
+            int l = Wire.readCount(in, "enum labels");
+            Map<Integer, String> labels = new HashMap<>();
+            for (int j = 0; j < l; j++) {
+                labels.put(Wire.readUVarInt(in, "enum value oid"), Wire.readString(in));
+            }
+            types.put(oid, new PgType(oid, schema, name, typlen, byval, align, typtype, category, elem, base,
+                    baseTypmod, rel, Map.copyOf(labels)));
+        }
+        int m = Wire.readCount(in, "composites");
+        Map<Integer, List<Column>> composites = new HashMap<>();
+        for (int i = 0; i < m; i++) {
+            RelationDescriptor d = RelationDescriptorCodec.read(in, RelationDescriptorCodec.FORMAT_VERSION);
+            composites.put(d.relOid(), d.columns());
+        }
+        return types.isEmpty() && composites.isEmpty() ? TypeSet.EMPTY : new TypeSet(types, composites);
+    }
+
+    private static char readChar(DataInput in, String what) throws IOException {
+        int c = Wire.readUVarInt(in, what);
+        if (c < 0 || c > Character.MAX_VALUE) {
+            throw new StateFormatException(what + " " + Integer.toUnsignedString(c) + " is not a char");
+        }
+        return (char) c;
+    }
+}
