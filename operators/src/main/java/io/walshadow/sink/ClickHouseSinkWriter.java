@@ -65,7 +65,8 @@ import org.slf4j.LoggerFactory;
  * <p>Metrics (group {@code clickhouse_sink}): counters {@code rows_staged}, {@code bytes_staged}, {@code flushes},
  * {@code writer_retries}, {@code toast_values_written_empty} (TOAST values the TOAST stage filled, written NULL or
  * empty), {@code rows_skipped_dropped_table}, {@code changes_superseded_by_rewrite}, {@code ddl_steps},
- * {@code toast_chunk_changes_skipped} (chunk rows not mirrored: mirrors off, or not a chunk).
+ * {@code toast_chunk_changes_skipped} (chunk rows not mirrored: mirrors off, or not a chunk),
+ * {@code snapshot_rows_superseded} (initial-snapshot rows of storage the stream replaced, or of a relation it dropped).
  *
  * <p>Chunk rows of {@code pg_toast} relations go to their TOAST mirrors ({@link ToastMirror}) with the batch; an
  * owner's TRUNCATE empties its mirror in the same step; a dropped TOAST relation's mirror is emptied in the batch

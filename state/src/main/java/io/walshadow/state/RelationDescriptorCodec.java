@@ -165,7 +165,7 @@ public final class RelationDescriptorCodec {
                 Wire.readUVarInt(in, "relfilenode"));
     }
 
-    private static char readChar(DataInput in, String what) throws IOException {
+    static char readChar(DataInput in, String what) throws IOException {
         int c = Wire.readUVarInt(in, what);
         if (c < 0 || c > Character.MAX_VALUE) {
             throw new StateFormatException(what + " " + Integer.toUnsignedString(c) + " is not a char");

@@ -63,9 +63,9 @@ final class TypeSetCodec {
             String name = Wire.readString(in);
             int typlen = Wire.readVarInt(in, "typlen");
             boolean byval = in.readBoolean();
-            char align = readChar(in, "typalign");
-            char typtype = readChar(in, "typtype");
-            char category = readChar(in, "typcategory");
+            char align = RelationDescriptorCodec.readChar(in, "typalign");
+            char typtype = RelationDescriptorCodec.readChar(in, "typtype");
+            char category = RelationDescriptorCodec.readChar(in, "typcategory");
             int elem = Wire.readUVarInt(in, "typelem");
             int base = Wire.readUVarInt(in, "typbasetype");
             int baseTypmod = Wire.readVarInt(in, "typtypmod");
@@ -85,13 +85,5 @@ final class TypeSetCodec {
             composites.put(d.relOid(), d.columns());
         }
         return types.isEmpty() && composites.isEmpty() ? TypeSet.EMPTY : new TypeSet(types, composites);
-    }
-
-    private static char readChar(DataInput in, String what) throws IOException {
-        int c = Wire.readUVarInt(in, what);
-        if (c < 0 || c > Character.MAX_VALUE) {
-            throw new StateFormatException(what + " " + Integer.toUnsignedString(c) + " is not a char");
-        }
-        return (char) c;
     }
 }
