@@ -103,7 +103,6 @@ public final class WalChangeDecoder {
         return shadow;
     }
 
-    /** Decode later records with this row decoder (types reloaded after a catalog change). */
     /**
      * The types as of the record just decoded: the catalog shadow's as it stands (a fresh view: the row decoder's
      * may predate this commit's type changes), else the live catalog the decoder uses.
@@ -113,9 +112,10 @@ public final class WalChangeDecoder {
             return new io.walshadow.catalog.shadow.ShadowTypes(shadow);
         }
         io.walshadow.catalog.TypeCatalog t = rows.values().catalog();
-        return t != null ? t : new io.walshadow.catalog.TypeSet(Map.of(), Map.of());
+        return t != null ? t : io.walshadow.catalog.TypeSet.EMPTY;
     }
 
+    /** Decode later records with this row decoder (types reloaded after a catalog change). */
     public void replaceRowDecoder(RowDecoder rows) {
         this.rows = rows;
     }
@@ -219,12 +219,14 @@ public final class WalChangeDecoder {
                 if (x.xact() instanceof XactCommit c) {
                     // deferred rows are decoded in the buffer, DDL applied in the sink: with the types as of this
                     // commit, taken along
-                    List<RelationDescriptor> typed = new ArrayList<>(lastCommitDescriptors.values());
-                    for (io.walshadow.catalog.CatalogChange ch : x.catalogChanges()) {
-                        typed.add(ch.after());
+                    io.walshadow.catalog.TypeSet types = io.walshadow.catalog.TypeSet.EMPTY;
+                    List<io.walshadow.catalog.CatalogChange> changes = x.catalogChanges() == null ? List.of()
+                            : x.catalogChanges();
+                    if (!lastCommitDescriptors.isEmpty() || !changes.isEmpty()) { // an ordinary commit allocates nothing
+                        List<RelationDescriptor> typed = new ArrayList<>(lastCommitDescriptors.values());
+                        changes.forEach(ch -> typed.add(ch.after()));
+                        types = io.walshadow.catalog.TypeSet.of(typed, typesNow());
                     }
-                    io.walshadow.catalog.TypeSet types = typed.isEmpty() ? io.walshadow.catalog.TypeSet.EMPTY
-                            : io.walshadow.catalog.TypeSet.of(typed, typesNow());
                     out.add(new BufferEvent(c.xid(), nextCommitSeq++, fullXidOf(c.xid()), e, lastCommitDescriptors,
                             types));
                     lastCommitDescriptors = Map.of();

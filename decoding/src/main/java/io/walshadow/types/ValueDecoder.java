@@ -35,6 +35,11 @@ public final class ValueDecoder {
         this.builtins = Builtins.create(serverEncoding);
     }
 
+    /** The type catalog non-built-in types are resolved from (null: none). */
+    public TypeCatalog catalog() {
+        return catalog;
+    }
+
     /**
      * Decodes one datum.
      *
@@ -48,11 +53,6 @@ public final class ValueDecoder {
      * @throws UnsupportedTypeException the type (or a type it contains) cannot be decoded
      * @throws MalformedDatumException the bytes are not a valid value of the type
      */
-    /** The type catalog non-built-in types are resolved from (null: none). */
-    public TypeCatalog catalog() {
-        return catalog;
-    }
-
     public Object decode(int typeOid, int typmod, byte[] buf, int off, int len) {
         ResolvedType t = resolve(typeOid);
         if (off < 0 || len < 0 || off > buf.length - len) {

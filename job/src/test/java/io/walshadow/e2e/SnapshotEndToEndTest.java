@@ -649,6 +649,72 @@ class SnapshotEndToEndTest {
         }
     }
 
+    /**
+     * A migration that creates, truncates, rewrites, renames and drops tables without a pause while the job starts:
+     * the copy locks each included table once it holds still and exports as soon as all are locked (before, five
+     * listings that each saw a change failed the job).
+     */
+    @Test
+    void aMigrationRunningWhileTheSnapshotIsExportedDoesNotStopIt() throws Exception {
+        try (E2e e = new E2e("e2e_snapmig")) {
+            String s = e.schema;
+            LocalPg.exec(e.pg, "CREATE TABLE " + s + ".base (id int PRIMARY KEY, v text)",
+                    "INSERT INTO " + s + ".base SELECT g, 'v' || g FROM generate_series(1, 20000) g",
+                    "CREATE TABLE " + s + ".churn (id int PRIMARY KEY, v int)",
+                    "INSERT INTO " + s + ".churn SELECT g, g FROM generate_series(1, 1000) g",
+                    "CHECKPOINT");
+            AtomicBoolean stop = new AtomicBoolean();
+            AtomicReference<Throwable> error = new AtomicReference<>();
+            AtomicLong statements = new AtomicLong();
+            Thread migration = new Thread(() -> {
+                try (Connection c = LocalPg.connect(); Statement st = c.createStatement()) {
+                    st.execute("SET lock_timeout = '60s'"); // a lock cycle with the copy fails the test, not hangs it
+                    for (int i = 0; !stop.get(); i++) {
+                        st.execute("CREATE TABLE " + s + ".m" + i + " (id int PRIMARY KEY, v text)");
+                        st.execute("INSERT INTO " + s + ".m" + i + " SELECT g, 'm' || g FROM generate_series(1, 50) g");
+                        st.execute("TRUNCATE " + s + ".churn");
+                        st.execute("INSERT INTO " + s + ".churn SELECT g, g + " + i + " FROM generate_series(1, 100) g");
+                        st.execute("ALTER TABLE " + s + ".m" + i + " ADD COLUMN w int DEFAULT " + i);
+                        st.execute("ALTER TABLE " + s + ".m" + i + " RENAME TO r" + i);
+                        if (i >= 3) {
+                            st.execute("DROP TABLE " + s + ".r" + (i - 3));
+                        }
+                        statements.addAndGet(i >= 3 ? 7 : 6);
+                        Thread.sleep(50); // a fast migration, not a flood the stream needs minutes to follow
+                    }
+                } catch (Throwable t) {
+                    error.set(t);
+                }
+            }, "migration");
+            migration.start();
+            try {
+                TestMetricReporter.METRICS.clear();
+                e.start(e.config("--checkpoint.interval", "1s"), null, 0);
+                FlinkTestJobs.awaitTrue(() -> "the copy is planned", Duration.ofMinutes(2), () -> {
+                    e.failFastIfAJobFailed();
+                    return TestMetricReporter.value("chunks_total") > 0;
+                });
+                long during = statements.get();
+                Thread.sleep(1_000); // and the migration goes on while the chunks are read
+                stop.set(true);
+                migration.join();
+                if (error.get() != null) {
+                    throw new AssertionError("the migration failed", error.get());
+                }
+                System.out.printf("snapshot migration e2e: %d statements until the copy was planned, %d in all%n",
+                        during, statements.get());
+                awaitSnapshotComplete(e, Duration.ofMinutes(3));
+                e.awaitCaughtUp(Duration.ofMinutes(3));
+                Map<String, Integer> compared = e.assertAllTablesEqual();
+                assertEquals(20000, compared.get("base"));
+                assertEquals(100, compared.get("churn"));
+            } finally {
+                stop.set(true);
+                migration.join();
+            }
+        }
+    }
+
     @Test
     void snapshotRowsOvertakenByATruncateARewriteOrADropAreDroppedBySink() throws Exception {
         try (E2e e = new E2e("e2e_snaplate")) {

@@ -593,7 +593,7 @@ public final class XactBuffer extends KeyedProcessFunction<Integer, BufferEvent,
             }
             Map<io.walshadow.wal.RelFileLocator, RelationDescriptor> descriptors = be.deferredDescriptors();
             // the types as of the commit, which the decoder sent along (an event of an earlier build has none)
-            RowDecoder commitTypes = be.types().types().isEmpty() ? null
+            RowDecoder commitTypes = descriptors.isEmpty() || be.types().types().isEmpty() ? null
                     : new RowDecoder(new ValueDecoder(be.types()));
             long prev = -1;
             for (Map.Entry<Long, ChangeEvent> en : h != null ? heapEntries(h) : inSeqOrder(m[NEXT_SEQ])) {

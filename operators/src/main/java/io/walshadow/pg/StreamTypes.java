@@ -8,6 +8,7 @@ import io.walshadow.types.SqlTypeCatalog;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.util.List;
+import java.util.function.Function;
 
 /**
  * Types for the stages behind the transaction buffer (the TOAST stage's value decoding, the sink's column mapping):
@@ -51,30 +52,26 @@ public final class StreamTypes implements TypeCatalog {
 
     @Override
     public PgType type(int oid) {
-        PgType t = stream.type(oid);
-        if (t != null) {
-            return t;
-        }
-        t = live().type(oid);
-        if (t == null && !liveFresh) {
-            reload();
-            t = live.type(oid);
-        }
-        return t;
+        return find(c -> c.type(oid));
     }
 
     @Override
     public List<Column> compositeAttributes(int relOid) {
-        List<Column> c = stream.compositeAttributes(relOid);
-        if (c != null) {
-            return c;
+        return find(c -> c.compositeAttributes(relOid));
+    }
+
+    /** The stream's answer, else the live catalog's, reloaded once if it has none since the last miss. */
+    private <T> T find(Function<TypeCatalog, T> lookup) {
+        T v = lookup.apply(stream);
+        if (v != null) {
+            return v;
         }
-        c = live().compositeAttributes(relOid);
-        if (c == null && !liveFresh) {
+        v = lookup.apply(live());
+        if (v == null && !liveFresh) {
             reload();
-            c = live.compositeAttributes(relOid);
+            v = lookup.apply(live);
         }
-        return c;
+        return v;
     }
 
     private TypeCatalog live() {

@@ -281,11 +281,11 @@ final class ClickHouseSinkWriter implements CommittingSinkWriter<Drained, SinkBa
     }
 
     private void catalog(DrainedCatalog cat) {
-        if (cat.fullXid() != 0) {
+        boolean snapshot = cat.fullXid() == 0;
+        if (!snapshot) {
             types.add(cat.types()); // the changed tables' types as of the commit
         }
         loadTypes();
-        boolean snapshot = cat.fullXid() == 0;
         for (CatalogChange change : cat.changes()) {
             if (snapshot && lateSnapshotRow(change.relOid(), change.after().locator())) {
                 continue; // an empty table of the snapshot the stream has since rewritten or dropped

@@ -169,7 +169,7 @@ final class SnapshotEnumerator implements SplitEnumerator<SnapshotSplit, Snapsho
             if (!planned) {
                 List<io.walshadow.catalog.RelationDescriptor> scope = o.relations().stream().filter(uncovered).toList();
                 tables = scope.size();
-                plan = SnapshotExport.plan(o.snapshot().connection(), scope, start.snapshotVersion(),
+                plan = SnapshotExport.plan(o.locks(), scope, start.snapshotVersion(),
                         options.chunkPages(), mirrors != null);
                 if (covered != null) {
                     StaleRows.remove(destination, scope, start.snapshotVersion()); // tables included once before

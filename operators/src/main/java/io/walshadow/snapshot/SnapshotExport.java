@@ -8,14 +8,16 @@ import io.walshadow.catalog.LiveRelation;
 import io.walshadow.catalog.RelationDescriptor;
 import io.walshadow.pg.PgConnectionConfig;
 import io.walshadow.state.SnapshotSplit;
-import io.walshadow.wal.RelFileLocator;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.sql.Savepoint;
 import java.sql.Statement;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.function.Predicate;
 import org.slf4j.Logger;
@@ -31,6 +33,8 @@ import org.slf4j.LoggerFactory;
 final class SnapshotExport {
     private static final Logger LOG = LoggerFactory.getLogger(SnapshotExport.class);
     private static final long WAIT_LOG_MS = 10_000;
+    /** Rounds of listing and locking before a catalog that never holds still is reported. */
+    private static final int MAX_ROUNDS = 60;
 
     /**
      * The open snapshot, and the relations it copies (in copy order) with their relfilenodes then; {@code locks}, a
@@ -68,68 +72,131 @@ final class SnapshotExport {
 
     /**
      * Waits for the start point's transactions, locks the included tables (in a transaction of their own, ended once
-     * the chunks are planned), exports the snapshot.
+     * the chunks are planned), exports the snapshot. Locks accumulate over rounds: a table dropped, renamed, created
+     * or rewritten while the tables are listed and locked (a migration running as the job starts) only costs another
+     * round for that table, and the snapshot is exported once every included table is locked, so the catalog of each
+     * table it copies is the one the snapshot sees.
      */
     Opened open() throws SQLException, InterruptedException {
         try (Connection c = pg.openSql()) {
             awaitStartTransactions(c);
             CatalogLoader loader = new CatalogLoader(c, filter);
-            for (int attempt = 1; ; attempt++) {
-                Map<Integer, RelationDescriptor> before = included(loader);
-                List<String> names = new ArrayList<>();
-                before.values().forEach(d -> names.add("ONLY " + SnapshotRows.quoteIdent(d.schema()) + "."
-                        + SnapshotRows.quoteIdent(d.name())));
-                Connection locks = pg.openSql();
-                ExportedSnapshot snap;
-                try {
-                    locks.setAutoCommit(false);
-                    try (Statement st = locks.createStatement()) {
-                        if (!names.isEmpty()) {
-                            st.execute("LOCK TABLE " + String.join(", ", names) + " IN ACCESS SHARE MODE");
-                        }
-                    }
-                    snap = ExportedSnapshot.export(pg); // after the locks: no DDL of these tables between
-                } catch (SQLException e) {
-                    locks.close();
-                    if (attempt < 5 && "42P01".equals(e.getSQLState())) {
-                        continue; // a table was dropped between the listing and the lock: list again
-                    }
-                    throw e;
+            Connection locks = pg.openSql();
+            try {
+                locks.setAutoCommit(false);
+                return lockAndExport(loader, locks);
+            } catch (SQLException | InterruptedException | RuntimeException e) {
+                locks.close();
+                throw e;
+            }
+        }
+    }
+
+    private Opened lockAndExport(CatalogLoader loader, Connection locks) throws SQLException, InterruptedException {
+        for (int round = 1; ; round++) {
+            Set<Integer> held = lockedBy(locks);
+            List<RelationDescriptor> unlocked = new ArrayList<>();
+            for (RelationDescriptor d : included(loader).values()) {
+                if (!held.contains(d.relOid())) {
+                    unlocked.add(d);
                 }
-                // With the locks held, the catalog of these tables cannot change; a new table may have appeared.
+            }
+            if (unlocked.isEmpty()) {
+                ExportedSnapshot snap = ExportedSnapshot.export(pg); // after the locks: no DDL of these tables between
+                // With the locks held the catalog of these tables cannot change. A table that appeared since the
+                // listing matters only if the snapshot sees it; one created after the export is in the stream whole
+                // (its transaction began after the start point).
                 Map<Integer, RelationDescriptor> after = included(loader);
-                if (sameRelations(before, after)) {
-                    LOG.info("initial snapshot {} exported for {} tables, start point {}, snapshot at {}", snap.id(),
-                            after.size(), start, snap.lsn());
+                List<Integer> late = new ArrayList<>(after.keySet());
+                late.removeAll(held);
+                if (!seenBy(snap, late)) {
+                    after.keySet().retainAll(held);
+                    LOG.info("initial snapshot {} exported for {} tables, start point {}, snapshot at {} ({} rounds)",
+                            snap.id(), after.size(), start, snap.lsn(), round);
                     return new Opened(snap, List.copyOf(after.values()), locks);
                 }
-                locks.close();
                 snap.close();
-                if (attempt >= 5) {
-                    throw new IllegalStateException("the included tables kept changing while the initial snapshot"
-                            + " locked them (5 attempts)");
-                }
+                Thread.sleep(Math.min(1_000, 20L * round)); // a migration creating tables: let it get ahead
+            } else {
+                lock(locks, unlocked);
+            }
+            if (round >= MAX_ROUNDS) {
+                throw new IllegalStateException("the included tables kept changing while the initial snapshot locked"
+                        + " them (" + MAX_ROUNDS + " rounds; the last still unlocked: " + unlocked.stream()
+                        .map(RelationDescriptor::qualifiedName).limit(5).toList() + ")");
             }
         }
     }
 
     /**
+     * Locks the tables by their names as listed; a table dropped or renamed since fails the statement (as does a
+     * deadlock with a migration that holds one table and waits for another), which is rolled back to a savepoint,
+     * keeping the locks taken before: the next round lists the table again by its current name.
+     */
+    private static void lock(Connection locks, List<RelationDescriptor> tables) throws SQLException {
+        List<String> names = new ArrayList<>();
+        tables.forEach(d -> names.add("ONLY " + SnapshotRows.quoteIdent(d.schema()) + "."
+                + SnapshotRows.quoteIdent(d.name())));
+        Savepoint sp = locks.setSavepoint();
+        try (Statement st = locks.createStatement()) {
+            st.execute("LOCK TABLE " + String.join(", ", names) + " IN ACCESS SHARE MODE");
+            locks.releaseSavepoint(sp);
+        } catch (SQLException e) {
+            if (!"42P01".equals(e.getSQLState()) && !"40P01".equals(e.getSQLState())) {
+                throw e;
+            }
+            locks.rollback(sp);
+        }
+    }
+
+    /** Whether the snapshot sees any of the relations (their pg_class rows, read in its transaction). */
+    private static boolean seenBy(ExportedSnapshot snap, List<Integer> relOids) throws SQLException {
+        if (relOids.isEmpty()) {
+            return false;
+        }
+        try (java.sql.PreparedStatement ps = snap.connection().prepareStatement(
+                "SELECT count(*) FROM pg_class WHERE oid::int8 = ANY (?)")) {
+            ps.setArray(1, snap.connection().createArrayOf("int8",
+                    relOids.stream().map(Integer::toUnsignedLong).toArray()));
+            try (ResultSet rs = ps.executeQuery()) {
+                rs.next();
+                return rs.getLong(1) > 0;
+            }
+        }
+    }
+
+    /** The relations the transaction holds a lock on (by oid, so a name taken over by another table is seen). */
+    private static Set<Integer> lockedBy(Connection locks) throws SQLException {
+        Set<Integer> out = new HashSet<>();
+        try (Statement st = locks.createStatement();
+             ResultSet rs = st.executeQuery("SELECT relation::int8 FROM pg_locks WHERE pid = pg_backend_pid()"
+                     + " AND locktype = 'relation' AND granted AND database = (SELECT oid FROM pg_database"
+                     + " WHERE datname = current_database())")) {
+            while (rs.next()) {
+                out.add((int) rs.getLong(1));
+            }
+        }
+        return out;
+    }
+
+    /**
      * The chunks of the relations: {@code chunkPages} heap pages each, the last of each relation open-ended. With
      * {@code toast}, the chunks of their TOAST relations come first (after a check that they can be read): the
-     * mirrors must hold the old values before a WAL row needs one.
+     * mirrors must hold the old values before a WAL row needs one. Sizes are read on {@code locks}, the session
+     * that holds the tables' locks: any other session's lock request would queue behind a DDL waiting for them.
      */
-    static List<SnapshotSplit> plan(Connection snapshot, List<RelationDescriptor> relations, long version,
+    static List<SnapshotSplit> plan(Connection locks, List<RelationDescriptor> relations, long version,
                                     long chunkPages, boolean toast)
             throws SQLException {
         List<SnapshotSplit> toastChunks = new ArrayList<>();
         List<SnapshotSplit> tableChunks = new ArrayList<>();
         for (RelationDescriptor d : relations) {
-            for (TidRange r : ChunkPlanner.plan(pages(snapshot, d.relOid()), chunkPages)) {
+            for (TidRange r : ChunkPlanner.plan(pages(locks, d.relOid()), chunkPages)) {
                 tableChunks.add(SnapshotSplit.fresh(d, version, r.fromBlock(), r.toBlock()));
             }
             if (toast && d.toastRelOid() != 0) {
-                ToastReadPrivilege.require(snapshot, Integer.toUnsignedLong(d.toastRelOid()));
-                for (TidRange r : ChunkPlanner.plan(pages(snapshot, d.toastRelOid()), chunkPages)) {
+                ToastReadPrivilege.require(locks, Integer.toUnsignedLong(d.toastRelOid()));
+                for (TidRange r : ChunkPlanner.plan(pages(locks, d.toastRelOid()), chunkPages)) {
                     toastChunks.add(SnapshotSplit.toastChunk(d, version, r.fromBlock(), r.toBlock()));
                 }
             }
@@ -154,19 +221,6 @@ final class SnapshotExport {
             }
         }
         return out;
-    }
-
-    private static boolean sameRelations(Map<Integer, RelationDescriptor> a, Map<Integer, RelationDescriptor> b) {
-        if (!a.keySet().equals(b.keySet())) {
-            return false;
-        }
-        for (Map.Entry<Integer, RelationDescriptor> e : a.entrySet()) {
-            RelFileLocator l = b.get(e.getKey()).locator();
-            if (!l.equals(e.getValue().locator())) {
-                return false;
-            }
-        }
-        return true;
     }
 
     /**

@@ -72,12 +72,13 @@ final class SnapshotSplitReader implements SplitReader<BufferEvent, SnapshotSpli
                 return skip(out, "is no longer included (tables.include / tables.exclude)");
             }
             if (cursor == null) {
-                if (reader == null) {
-                    reconnect(id);
-                }
                 // the chunk's own transaction, in the coordinator's current export; the lock it takes below goes
                 // with it when the chunk ends, so DDL queued for the table waits for one chunk, not the whole copy
-                reader.restart(id);
+                if (reader == null) {
+                    reconnect(id); // opens in a fresh transaction that imported the snapshot
+                } else {
+                    reader.restart(id);
+                }
                 LockedTable now = reader.lock(current.descriptor().relOid());
                 if (now == null) {
                     return skip(out, "no longer exists (the WAL stream carries the drop)");
