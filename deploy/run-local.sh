@@ -2,8 +2,9 @@
 # The embedded default: start the local PostgreSQL 15 + ClickHouse (deploy/local/stack.sh), run the job in a local
 # Flink MiniCluster (RocksDB state, checkpoints under the stack's state directory) replicating into ClickHouse, and a
 # demo workload once the job streams. Stop with Ctrl-C. Extra arguments go to the job (see docs/configuration.md).
-# Each run starts the demo afresh: table demo_orders is recreated in PostgreSQL and its ClickHouse table dropped,
-# so what ClickHouse shows is exactly what this run replicated.
+# Each run starts the demo afresh: table demo_orders is recreated in PostgreSQL and the ClickHouse database
+# ($WALSHADOW_CH_DATABASE) is dropped and created again, so what ClickHouse shows is exactly what this run
+# replicated (the job refuses a fresh start into a database holding its sink id's commits from an earlier run).
 set -euo pipefail
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 ROOT=$(cd "$HERE/.." && pwd)
@@ -21,14 +22,9 @@ echo "[run] building (mvn install -DskipTests)" >&2
 psql_() { PGPASSWORD=$WALSHADOW_PG_PASSWORD "$WALSHADOW_PG_BIN/psql" -X -q -At -h "$WALSHADOW_PG_HOST" \
   -p "$WALSHADOW_PG_PORT" -U "$WALSHADOW_PG_USER" -d "$WALSHADOW_PG_DATABASE" "$@"; }
 ch_() { bash "$HERE/local/stack.sh" ch "$@"; }
-# the previous demo table's TOAST mirror (named by its TOAST relation's oid) goes with it
-old_toast=$(psql_ -c "SELECT reltoastrelid FROM pg_class WHERE oid = to_regclass('public.demo_orders')" || true)
-if [[ -n $old_toast && $old_toast != 0 ]]; then
-  ch_ --query "DROP TABLE IF EXISTS $WALSHADOW_CH_DATABASE.pg_toast_$old_toast"
-fi
 psql_ -c "DROP TABLE IF EXISTS demo_orders"
-ch_ --query "DROP TABLE IF EXISTS $WALSHADOW_CH_DATABASE.public__demo_orders__live"
-ch_ --query "DROP TABLE IF EXISTS $WALSHADOW_CH_DATABASE.public__demo_orders"
+ch_ --query "DROP DATABASE IF EXISTS $WALSHADOW_CH_DATABASE"
+ch_ --query "CREATE DATABASE $WALSHADOW_CH_DATABASE"
 
 # The workload starts once the job streams from its slot. (Tables that already hold rows when the job first starts
 # are copied by its initial snapshot: WALSHADOW_DEMO_TABLES="public.*" shows that with your own tables.)

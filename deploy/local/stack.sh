@@ -9,6 +9,9 @@
 #   stack.sh psql ...  psql against the local cluster as the admin role `walshadow`
 #   stack.sh ch ...    clickhouse-client against the local ClickHouse (admin user `default`)
 #   stack.sh reset     stop and delete all data, logs and secrets
+#   stack.sh pg-crash  stop PostgreSQL with -m immediate (a crash: no shutdown checkpoint, open
+#                      transactions end without an abort record) and start it again (fault tests)
+#   stack.sh ch-crash  kill ClickHouse with SIGKILL and start it again (fault tests)
 #
 # Everything lives under ${WALSHADOW_STATE_DIR:-/var/lib/walshadow-dev} (never in the repo,
 # which may sit under /root where the postgres user cannot read):
@@ -712,6 +715,26 @@ cmd_ch() {
   exec clickhouse-client --host 127.0.0.1 --port "$CH_TCP_PORT" "$@"
 }
 
+cmd_pg_crash() {
+  pg_running || die "PostgreSQL is not running"
+  log "crashing PostgreSQL (pg_ctl stop -m immediate) and starting it again"
+  as_pg "$PG_BIN/pg_ctl" -D "$PG_DATA" -m immediate -w -t 30 stop >/dev/null || die "immediate stop failed"
+  pg_start
+}
+
+cmd_ch_crash() {
+  local pid
+  pid=$(ch_pid) || die "ClickHouse is not running"
+  log "crashing ClickHouse (SIGKILL, pid $pid) and starting it again"
+  kill -KILL "$pid"
+  for ((i = 0; i < 100; i++)); do
+    kill -0 "$pid" 2>/dev/null || break
+    sleep 0.1
+  done
+  rm -f "$CH_PIDFILE"
+  ch_start
+}
+
 cmd_reset() {
   require_root
   if [[ -d $STATE ]]; then
@@ -725,7 +748,7 @@ cmd_reset() {
 }
 
 usage() {
-  sed -n '2,11s/^# \{0,1\}//p' "$0" >&2
+  sed -n '2,14s/^# \{0,1\}//p' "$0" >&2
   exit 2
 }
 
@@ -741,6 +764,8 @@ main() {
     psql) cmd_psql "$@" ;;
     ch) cmd_ch "$@" ;;
     reset) cmd_reset ;;
+    pg-crash) cmd_pg_crash ;;
+    ch-crash) cmd_ch_crash ;;
     -h | --help | help) usage ;;
     *) printf '[stack] unknown command: %s\n' "${cmd:-<none>}" >&2; usage ;;
   esac

@@ -3,6 +3,7 @@ package io.walshadow.change;
 import io.walshadow.catalog.RelationDescriptor;
 import io.walshadow.catalog.TypeSet;
 import io.walshadow.wal.RelFileLocator;
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -62,5 +63,23 @@ public record BufferEvent(int topXid, long commitSeq, long fullXid, ChangeEvent 
 
     public boolean isSnapshotRow() {
         return commitSeq == SNAPSHOT_ROW;
+    }
+
+    /** {@code commitSeq} of the running-transactions horizon. */
+    public static final long RUNNING_XACTS = -2;
+
+    /**
+     * The horizon of a RUNNING_XACTS record at {@code lsn}: every transaction older than {@code oldestRunningFullXid}
+     * (carried in {@code fullXid}) has ended. One that left no commit or abort record was cut off by a crash (or
+     * an immediate shutdown), and the buffer discards what it holds of it, as logical decoding's
+     * ReorderBufferAbortOld does; otherwise its xid, reused 2^32 transactions later, would drain the dead rows with
+     * the new transaction's commit. Key 0, like snapshot rows.
+     */
+    public static BufferEvent runningXacts(long lsn, long oldestRunningFullXid) {
+        return new BufferEvent(0, RUNNING_XACTS, oldestRunningFullXid, new XactEvent(null, List.of(), lsn), Map.of());
+    }
+
+    public boolean isRunningXacts() {
+        return commitSeq == RUNNING_XACTS;
     }
 }

@@ -49,6 +49,8 @@ import java.util.function.BiFunction;
 public final class WalChangeDecoder {
     static final int XLOG_SMGR_CREATE = 0x10;
     static final int XLOG_RUNNING_XACTS = 0x10;
+    /** xl_running_xacts (standbydefs.h): xcnt, subxcnt, subxid_overflow (+pad), nextXid, then oldestRunningXid. */
+    private static final int RUNNING_XACTS_OLDEST_OFFSET = 16;
     static final int XLOG_CHECKPOINT_SHUTDOWN = 0x00;
     static final int XLOG_CHECKPOINT_ONLINE = 0x10;
     /** Offset of {@code CheckPoint.nextXid} (FullTransactionId) after redo, two TimeLineIDs and fullPageWrites. */
@@ -210,6 +212,12 @@ public final class WalChangeDecoder {
     public List<BufferEvent> decodeForBuffer(XLogRecord r) throws SQLException {
         int recordTop = topXid(r); // before decode(): an end record makes the decoder forget the family
         List<ChangeEvent> events = decode(r);
+        if (r.rmid() == Rmgrs.RM_STANDBY_ID && r.rmgrInfo() == XLOG_RUNNING_XACTS) {
+            int oldestRunning = r.mainData().getInt(RUNNING_XACTS_OLDEST_OFFSET);
+            return TransactionIds.isNormal(oldestRunning) ? List.of(BufferEvent.runningXacts(r.lsn(),
+                    xidReference == 0 ? Integer.toUnsignedLong(oldestRunning)
+                            : TransactionIds.fullXidRelativeTo(xidReference, oldestRunning))) : List.of();
+        }
         if (events.isEmpty()) {
             return List.of();
         }
@@ -274,7 +282,7 @@ public final class WalChangeDecoder {
                 if (r.rmgrInfo() == XLOG_RUNNING_XACTS) {
                     // xl_running_xacts: xcnt, subxcnt, subxid_overflow (+pad), nextXid, oldestRunningXid, ...
                     ByteBuffer d = r.mainData();
-                    int oldestRunning = d.getInt(16);
+                    int oldestRunning = d.getInt(RUNNING_XACTS_OLDEST_OFFSET);
                     advanceXidReference(d.getInt(12));
                     if (shadow != null) {
                         shadow.runningXacts(r.lsn(), oldestRunning);

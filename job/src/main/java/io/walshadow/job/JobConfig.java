@@ -27,7 +27,7 @@ public record JobConfig(PgConnectionConfig pg, WalSourceOptions source, String i
                         Duration checkpointInterval, String checkpointDir, Duration progressInterval,
                         Set<String> preparedDrop, ClickHouseSinkOptions clickhouse, long bufferHeapBytes,
                         long bufferHeapFamilyBytes, ToastResolver.Mode toastMode, long toastValueMaxBytes,
-                        long toastFetchBatchBytes, SnapshotOptions snapshot) {
+                        long toastFetchBatchBytes, SnapshotOptions snapshot, boolean allowUnmatchedInclude) {
 
     public static final String PG_PASSWORD_ENV = "WALSHADOW_PG_PASSWORD";
     public static final String CH_PASSWORD_ENV = "WALSHADOW_CH_PASSWORD";
@@ -37,6 +37,17 @@ public record JobConfig(PgConnectionConfig pg, WalSourceOptions source, String i
     public static final long DEFAULT_TOAST_VALUE_MAX_BYTES = 256L << 20;
     /** Default of {@code toast.fetch.batch.bytes}. */
     public static final long DEFAULT_TOAST_FETCH_BATCH_BYTES = 64L << 20;
+    /** Every {@code --key} the job reads; any other is a typo, refused with the nearest of these. */
+    public static final java.util.SortedSet<String> KEYS = java.util.Collections.unmodifiableSortedSet(
+            new java.util.TreeSet<>(java.util.List.of("pg.host", "pg.port", "pg.database", "pg.user", "pg.sslmode",
+                    "pg.sslrootcert", "slot", "slot.create", "status.interval.ms", "fetch.max.records",
+                    "tables.include", "tables.exclude", "tables.allow.unmatched", "checkpoint.interval",
+                    "checkpoint.dir", "progress.interval", "xact.prepared.drop", "xact.buffer.heap.bytes",
+                    "xact.buffer.heap.family.bytes", "toast.mode", "toast.value.max.bytes", "toast.fetch.batch.bytes",
+                    "snapshot.mode", "snapshot.parallelism", "snapshot.fetch.rows", "snapshot.chunk.pages",
+                    "clickhouse.url", "clickhouse.user", "clickhouse.database", "clickhouse.sslrootcert",
+                    "clickhouse.sink.id", "clickhouse.on.drop", "clickhouse.flush.bytes",
+                    "clickhouse.retry.timeout")));
     /** PostgreSQL's GIDSIZE is 200 bytes with the terminating NUL. */
     private static final int MAX_GID_BYTES = 199;
 
@@ -51,6 +62,12 @@ public record JobConfig(PgConnectionConfig pg, WalSourceOptions source, String i
     /** @param flinkConf the Flink configuration (for passwords not in the environment) */
     public static JobConfig from(String[] args, Map<String, String> env, Map<String, String> flinkConf) {
         ParameterTool p = ParameterTool.fromArgs(args);
+        for (String key : p.toMap().keySet()) {
+            if (!KEYS.contains(key)) {
+                throw new IllegalArgumentException("unknown setting --" + key + Keys.suggestion(key, KEYS)
+                        + " (docs/configuration.md lists them all)");
+            }
+        }
         String password = secret(env, PG_PASSWORD_ENV, flinkConf, PG_PASSWORD_KEY);
         PgConnectionConfig pg = new PgConnectionConfig(
                 required(p, "pg.host"),
@@ -58,11 +75,12 @@ public record JobConfig(PgConnectionConfig pg, WalSourceOptions source, String i
                 required(p, "pg.database"),
                 required(p, "pg.user"),
                 password,
-                p.get("pg.sslmode", "prefer"),
+                p.get("pg.sslmode", "verify-full"), // the WAL carries every database of the cluster
                 p.get("pg.sslrootcert", null));
         WalSourceOptions source;
+        boolean createSlot = bool(p, "slot.create", true);
         try {
-            source = new WalSourceOptions(p.get("slot", "walshadow"), Boolean.parseBoolean(p.get("slot.create", "true")),
+            source = new WalSourceOptions(p.get("slot", "walshadow"), createSlot,
                     intValue(p, "status.interval.ms", 10_000), intValue(p, "fetch.max.records", 4096));
         } catch (IllegalArgumentException e) {
             throw new IllegalArgumentException("invalid source setting (slot / status.interval.ms / fetch.max.records): "
@@ -85,7 +103,20 @@ public record JobConfig(PgConnectionConfig pg, WalSourceOptions source, String i
                 nonNegative(p, "xact.buffer.heap.bytes", XactBuffer.DEFAULT_HEAP_BYTES),
                 nonNegative(p, "xact.buffer.heap.family.bytes", XactBuffer.DEFAULT_HEAP_FAMILY_BYTES),
                 toastMode, toastMax, positive(p, "toast.fetch.batch.bytes", DEFAULT_TOAST_FETCH_BATCH_BYTES),
-                snapshot(p));
+                snapshot(p), bool(p, "tables.allow.unmatched", false));
+    }
+
+    private static boolean bool(ParameterTool p, String key, boolean dflt) {
+        String v = p.get(key);
+        if (v == null) {
+            return dflt;
+        }
+        return switch (v.trim()) {
+            case "true" -> true;
+            case "false" -> false;
+            default -> throw new IllegalArgumentException("setting --" + key + " must be true or false, got '" + v
+                    + "'");
+        };
     }
 
     private static SnapshotOptions snapshot(ParameterTool p) {
@@ -124,6 +155,13 @@ public record JobConfig(PgConnectionConfig pg, WalSourceOptions source, String i
         String url = p.get("clickhouse.url");
         if (url == null || url.isBlank()) {
             return null;
+        }
+        int authority = url.indexOf("://") + 3;
+        int end = url.indexOf('/', authority);
+        if (url.substring(authority, end < 0 ? url.length() : end).contains("@")) {
+            throw new IllegalArgumentException("setting --clickhouse.url must not carry credentials (they would be"
+                    + " logged): pass --clickhouse.user and the password in WALSHADOW_CH_PASSWORD or the Flink"
+                    + " configuration key " + CH_PASSWORD_KEY);
         }
         if (!url.startsWith("http://") && !url.startsWith("https://")) {
             throw new IllegalArgumentException("setting --clickhouse.url must be http://host:port or https://host:port,"

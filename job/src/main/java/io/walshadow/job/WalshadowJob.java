@@ -50,8 +50,14 @@ public final class WalshadowJob {
     private WalshadowJob() {}
 
     public static void main(String[] args) throws Exception {
-        JobConfig config = JobConfig.from(args, System.getenv(), flinkConfiguration());
-        config.requireClickHouse();
+        JobConfig config;
+        try {
+            config = JobConfig.from(args, System.getenv(), flinkConfiguration());
+            config.requireClickHouse();
+        } catch (IllegalArgumentException e) {
+            LOG.error("walshadow: {}", e.getMessage()); // one line at the default level, before the stack trace
+            throw e;
+        }
         LOG.info("walshadow: source {}, slot {}", config.pg(), config.source().slotName());
         Configuration flink = new Configuration();
         flink.set(StateBackendOptions.STATE_BACKEND, "rocksdb");
@@ -63,7 +69,12 @@ public final class WalshadowJob {
             flink.set(CheckpointingOptions.CHECKPOINTS_DIRECTORY, config.checkpointDir());
         }
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(flink);
-        build(env, config);
+        try {
+            build(env, config);
+        } catch (Preflight.PreflightException e) {
+            LOG.error("walshadow: {}", e.getMessage());
+            throw e;
+        }
         env.execute("walshadow " + config.pg().database() + " via slot " + config.source().slotName());
     }
 
@@ -79,6 +90,7 @@ public final class WalshadowJob {
     /** The job with this sink (tests: a sink writing its state as an earlier build did). */
     public static void build(StreamExecutionEnvironment env, JobConfig config, ClickHouseSink sink) {
         ClickHouseSinkOptions ch = config.requireClickHouse();
+        Preflight.check(config, restoring(env)); // before the slot or any table is created
         StartPoint.Bootstrapped boot = startPoint(env, config);
         StartPoint start = boot.start();
         boolean seeding = config.snapshot().enabled() && ch.toastMirrors();
@@ -102,7 +114,7 @@ public final class WalshadowJob {
      * changed table filter uses.
      */
     private static StartPoint.Bootstrapped startPoint(StreamExecutionEnvironment env, JobConfig config) {
-        boolean restoring = env.getConfiguration().getOptional(StateRecoveryOptions.SAVEPOINT_PATH).isPresent();
+        boolean restoring = restoring(env);
         try {
             StartPoint.Bootstrapped b = restoring
                     ? new StartPoint.Bootstrapped(StartPoint.take(config.pg(), config.source().slotName(),
@@ -116,6 +128,10 @@ public final class WalshadowJob {
             throw new IllegalStateException("could not take the start point on " + config.pg() + " (slot "
                     + config.source().slotName() + "): " + e.getMessage(), e);
         }
+    }
+
+    private static boolean restoring(StreamExecutionEnvironment env) {
+        return env.getConfiguration().getOptional(StateRecoveryOptions.SAVEPOINT_PATH).isPresent();
     }
 
     /**

@@ -32,7 +32,8 @@ public final class E2e implements AutoCloseable {
     public final String slot;
     public final String chDatabase;
     public final Path checkpoints;
-    public final Connection pg;
+    /** The test's PostgreSQL session (replaced by {@link #reconnectPg} after a server crash). */
+    public Connection pg;
     public final ClickHouseConnection ch;
     private final List<JobClient> jobs = new ArrayList<>();
 
@@ -71,6 +72,16 @@ public final class E2e implements AutoCloseable {
             out.add(v);
         });
         return out.toArray(new String[0]);
+    }
+
+    /** A new session after the server went away (its old connection is broken). */
+    public void reconnectPg() throws Exception {
+        try {
+            pg.close();
+        } catch (java.sql.SQLException ignored) {
+            // already broken
+        }
+        pg = LocalPg.connect();
     }
 
     public JobConfig config(String... extra) {

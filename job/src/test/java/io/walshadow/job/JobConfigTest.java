@@ -109,4 +109,37 @@ class JobConfigTest {
         System.arraycopy(b, 0, out, a.length, b.length);
         return out;
     }
+
+    @Test
+    void aMisspelledSettingIsRefusedWithTheNearestKnownOne() {
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> JobConfig.from(concat(MINIMAL, "--tables.includ", "public.orders"), Map.of()));
+        assertEquals("unknown setting --tables.includ; did you mean --tables.include? (docs/configuration.md lists"
+                + " them all)", e.getMessage());
+        e = assertThrows(IllegalArgumentException.class,
+                () -> JobConfig.from(concat(MINIMAL, "--no-such-thing-at-all", "1"), Map.of()));
+        assertEquals("unknown setting --no-such-thing-at-all (docs/configuration.md lists them all)", e.getMessage());
+        e = assertThrows(IllegalArgumentException.class,
+                () -> JobConfig.from(concat(MINIMAL, "--slot.create", "yes"), Map.of()));
+        assertEquals("setting --slot.create must be true or false, got 'yes'", e.getMessage());
+    }
+
+    @Test
+    void everyKnownKeyIsDocumented() throws Exception {
+        String doc = java.nio.file.Files.readString(java.nio.file.Path.of("..", "docs", "configuration.md"));
+        for (String key : JobConfig.KEYS) {
+            assertTrue(doc.contains("--" + key) || doc.contains("`" + key + "`"), "docs/configuration.md lacks " + key);
+        }
+    }
+
+    @Test
+    void tlsIsVerifiedByDefaultAndCredentialsInTheClickHouseUrlAreRefused() {
+        JobConfig c = JobConfig.from(MINIMAL, Map.of());
+        assertTrue(c.pg().toString().contains("verify-full") || c.pg().jdbcUrl().contains("sslmode=verify-full"),
+                c.pg().jdbcUrl());
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> JobConfig.from(concat(MINIMAL, "--clickhouse.url", "http://bob:s3cret@ch:8123"), Map.of()));
+        assertFalse(e.getMessage().contains("s3cret"), e.getMessage());
+        assertTrue(e.getMessage().startsWith("setting --clickhouse.url must not carry credentials"), e.getMessage());
+    }
 }

@@ -189,6 +189,7 @@ public final class XactBuffer extends KeyedProcessFunction<Integer, BufferEvent,
     private transient Counter changesDrained;
     private transient Counter changesDiscarded;
     private transient Counter preparedDropped;
+    private transient Counter cutOff;
 
     /** @param pg connection for the type catalog that decodes deferred records at commit (null: fail on one) */
     public XactBuffer(PgConnectionConfig pg) {
@@ -250,6 +251,7 @@ public final class XactBuffer extends KeyedProcessFunction<Integer, BufferEvent,
         changesDrained = g.counter("changes_drained");
         changesDiscarded = g.counter("changes_discarded");
         preparedDropped = g.counter("prepared_dropped");
+        cutOff = g.counter("cut_off_transactions_discarded");
         familiesSpilled = g.counter("families_spilled");
         heap = new java.util.HashMap<>();
         heapBytes = 0;
@@ -382,6 +384,35 @@ public final class XactBuffer extends KeyedProcessFunction<Integer, BufferEvent,
         preparedHeld--;
         preparedDropped.inc();
         discardAll();
+    }
+
+    /**
+     * Discards the family under the backend's current key, {@code xid}, when it is older than the running
+     * transactions' horizon and not prepared: it ended without a commit or abort record (see
+     * {@link io.walshadow.change.BufferEvent#runningXacts}). Returns whether it did.
+     */
+    boolean discardIfCutOff(int xid, int oldestRunningXid, long horizonLsn) throws Exception {
+        if (!io.walshadow.xact.TransactionIds.precedes(xid, oldestRunningXid) || gid.value() != null) {
+            return false;
+        }
+        currentTop = xid;
+        HeapFamily h = heap.get(xid);
+        long[] m = h != null ? h.meta : meta.value();
+        if (m == null) {
+            return false;
+        }
+        LOG.warn("transaction {} ended without a commit or abort record (cut off by a PostgreSQL crash or immediate"
+                + " shutdown; RUNNING_XACTS at {} has every xid below {} ended): discarding its {} buffered changes"
+                + " (first LSN {})", Integer.toUnsignedString(xid), io.walshadow.wal.Lsn.format(horizonLsn),
+                Integer.toUnsignedString(oldestRunningXid), m[LIVE], io.walshadow.wal.Lsn.format(m[FIRST_LSN]));
+        cutOff.inc();
+        discardAll();
+        return true;
+    }
+
+    /** Keys of families in keyed state (spilled, or restored from a checkpoint), collected by the operator. */
+    static String metaStateName() {
+        return metaStateDescriptor().getName();
     }
 
     private boolean hasState() throws Exception {

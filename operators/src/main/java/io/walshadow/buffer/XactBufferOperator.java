@@ -5,6 +5,7 @@ import io.walshadow.change.Drained;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
@@ -18,6 +19,7 @@ import org.apache.flink.runtime.state.StateInitializationContext;
 import org.apache.flink.runtime.state.StateSnapshotContext;
 import org.apache.flink.runtime.state.VoidNamespace;
 import org.apache.flink.streaming.api.operators.KeyedProcessOperator;
+import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -90,6 +92,30 @@ public final class XactBufferOperator extends KeyedProcessOperator<Integer, Buff
         for (int key : buffer.heapKeys()) {
             setCurrentKey(key);
             buffer.spillHeapFamily(key);
+        }
+    }
+
+    /**
+     * The running-transactions horizon visits every family (the function sees only the key in hand): those older
+     * than it, not prepared, were cut off by a crash and are discarded. A few keys at most, every 15 s or so.
+     */
+    @Override
+    public void processElement(StreamRecord<BufferEvent> element) throws Exception {
+        BufferEvent e = element.getValue();
+        if (!e.isRunningXacts()) {
+            super.processElement(element);
+            return;
+        }
+        XactBuffer buffer = (XactBuffer) userFunction;
+        Set<Integer> keys = new HashSet<>(buffer.heapKeys());
+        try (Stream<Integer> s = this.<Integer>getKeyedStateBackend().getKeys(XactBuffer.metaStateName(),
+                VoidNamespace.INSTANCE)) {
+            s.forEach(keys::add);
+        }
+        int oldest = (int) e.fullXid();
+        for (int key : keys) {
+            setCurrentKey(key);
+            buffer.discardIfCutOff(key, oldest, e.event().lsn());
         }
     }
 

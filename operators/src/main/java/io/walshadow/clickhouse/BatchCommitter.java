@@ -6,8 +6,10 @@ import io.walshadow.state.SinkBatch;
 import io.walshadow.state.SinkStep;
 import io.walshadow.wal.Lsn;
 import io.walshadow.xact.PgTimestamps;
+import java.util.HashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -18,7 +20,8 @@ import org.slf4j.LoggerFactory;
  *   <li>a batch the watermark already shows as finished is only cleaned up (a committer retried after it got
  *       that far);
  *   <li>a watermark row "batch started" (readers polling {@code _walshadow_committed} see a commit in progress);
- *   <li>the steps in order: DDL, and INSERT ... SELECT from the staging tables; each finished DDL step is recorded
+ *   <li>the steps in order: DDL, and INSERT ... SELECT from the staging tables (each staging segment first
+ *       checked to hold the rows it was staged with); each finished DDL step is recorded
  *       in {@code _walshadow_progress}, and a retry resumes after the last recorded one (inserts before it are
  *       done; an insert after it is repeated, which leaves byte-identical rows that ReplacingMergeTree folds);
  *   <li>the watermark row "batch finished" with the batch's last commit: every row of every commit up to it is now
@@ -67,9 +70,13 @@ public final class BatchCommitter {
         }
         List<SinkStep> list = b.steps();
         steps.deferViews();
+        Map<String, Long> staged = stagedRows(list);
         for (int i = resumeAt; i < list.size(); i++) {
             SinkStep s = list.get(i);
             Faults.at("commit.step");
+            if (s instanceof SinkStep.Insert ins) {
+                verifyStaged(b, ins, staged);
+            }
             steps.execute(s, b.batch(), b.sinkId() + "-" + b.batch() + "-" + i);
             if (!(s instanceof SinkStep.Insert)) {
                 steps.sql("INSERT INTO " + table(SinkTables.PROGRESS) + " (sink, batch, step, done_at) VALUES ("
@@ -83,6 +90,45 @@ public final class BatchCommitter {
         Faults.at("commit.cleanup");
         dropStaging(b);
         return true;
+    }
+
+    /** Rows each (staging table, segment) of the batch was staged with, by the writer's count. */
+    private static Map<String, Long> stagedRows(List<SinkStep> list) {
+        Map<String, Long> out = new HashMap<>();
+        for (SinkStep s : list) {
+            if (s instanceof SinkStep.Insert i) {
+                out.merge(i.stage() + "\0" + i.segment(), i.rows(), Long::sum);
+            }
+        }
+        return out;
+    }
+
+    /**
+     * Fails closed when a staging partition no longer holds the rows the writer staged into it (dropped or
+     * truncated by hand, written twice): once the checkpoint completed the slot released that WAL, so inserting
+     * whatever is left would lose or invent rows for good. Checked once per segment, before its first insert.
+     */
+    private void verifyStaged(SinkBatch b, SinkStep.Insert ins, Map<String, Long> staged) throws InterruptedException {
+        String key = ins.stage() + "\0" + ins.segment();
+        Long expected = staged.get(key);
+        if (expected == null || expected < 0) {
+            return; // verified before this step
+        }
+        long actual = 0;
+        if (steps.exists(ins.stage())) {
+            String q = "SELECT count() FROM " + table(ins.stage()) + " WHERE " + quote(SinkTables.BATCH) + " = "
+                    + b.batch() + " AND " + quote(SinkTables.SEGMENT) + " = " + ins.segment();
+            actual = Long.parseLong(retry.call(q, () -> ch.queryString(q)));
+        }
+        if (actual != expected) {
+            throw new IllegalStateException("batch " + b.batch() + " of sink " + b.sinkId() + ": staging table "
+                    + db + "." + ins.stage() + " holds " + actual + " rows of segment " + ins.segment() + " for "
+                    + ins.table() + ", but " + expected + " were staged (dropped or written by something else?);"
+                    + " the WAL they came from was released at the checkpoint, so the batch is not committed and"
+                    + " the destination is left as of the batch before; start the job afresh (a new initial"
+                    + " snapshot into an empty database) to replicate again");
+        }
+        staged.put(key, -1L); // verified: later steps of the segment skip the count
     }
 
     private static Set<String> viewTables(List<SinkStep> list) {

@@ -28,6 +28,14 @@ import org.slf4j.LoggerFactory;
 public final class ClickHouseConnection implements ClickHouseSql, AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(ClickHouseConnection.class);
     private static final long TIMEOUT_SECONDS = 60;
+    /**
+     * The server gives up on a statement before the client does ({@code max_execution_time}): a statement the client
+     * abandoned does not run on for long behind the retry.
+     */
+    private static final long SERVER_TIMEOUT_SECONDS = TIMEOUT_SECONDS - 10;
+
+    /** Per connection: query ids are this plus a digest of the statement (see {@link #queryId}). */
+    private final String idPrefix = "walshadow-" + Long.toHexString(new java.security.SecureRandom().nextLong()) + "-";
 
     private final String endpoint;
     private final String user;
@@ -77,10 +85,23 @@ public final class ClickHouseConnection implements ClickHouseSql, AutoCloseable 
         return client.ping();
     }
 
+    /**
+     * The query id of a statement on this connection: the same for every attempt of it, so that a retry sent while
+     * the server still runs an earlier attempt (the client timed out) replaces it ({@code replace_running_query})
+     * instead of running beside it, and the earlier one cannot finish after later statements.
+     */
+    String queryId(String statement) {
+        return idPrefix + java.util.UUID.nameUUIDFromBytes(statement.getBytes(StandardCharsets.UTF_8));
+    }
+
     @Override
     public void execute(String sql) {
         long start = System.nanoTime();
-        try (CommandResponse r = client.execute(sql).get(TIMEOUT_SECONDS, TimeUnit.SECONDS)) {
+        com.clickhouse.client.api.command.CommandSettings settings = new com.clickhouse.client.api.command.CommandSettings();
+        settings.setQueryId(queryId(sql));
+        settings.serverSetting("replace_running_query", "1");
+        settings.serverSetting("max_execution_time", Long.toString(SERVER_TIMEOUT_SECONDS));
+        try (CommandResponse r = client.execute(sql, settings).get(TIMEOUT_SECONDS, TimeUnit.SECONDS)) {
             // nothing to read
         } catch (Exception e) {
             throw wrap(sql, e);
@@ -99,7 +120,12 @@ public final class ClickHouseConnection implements ClickHouseSql, AutoCloseable 
     public long insertRowBinary(String table, RowBinaryBuffer rows) {
         String what = "INSERT INTO " + table + " FORMAT RowBinary (" + rows.rows() + " rows, " + rows.size() + " bytes)";
         long start = System.nanoTime();
-        try (InsertResponse r = client.insert(table, rows::writeTo, ClickHouseFormat.RowBinary, new InsertSettings())
+        InsertSettings settings = new InsertSettings();
+        // one buffer is one insert, however often it is retried
+        settings.setQueryId(queryId(what + "#" + System.identityHashCode(rows)));
+        settings.serverSetting("replace_running_query", "1");
+        settings.serverSetting("max_execution_time", Long.toString(SERVER_TIMEOUT_SECONDS));
+        try (InsertResponse r = client.insert(table, rows::writeTo, ClickHouseFormat.RowBinary, settings)
                 .get(TIMEOUT_SECONDS, TimeUnit.SECONDS)) {
             trace(start, what);
             return r.getWrittenRows();
@@ -117,7 +143,9 @@ public final class ClickHouseConnection implements ClickHouseSql, AutoCloseable 
         full = full + "\nFORMAT TabSeparated";
         byte[] body;
         long start = System.nanoTime();
-        try (QueryResponse r = client.query(full).get(TIMEOUT_SECONDS, TimeUnit.SECONDS);
+        com.clickhouse.client.api.query.QuerySettings settings = new com.clickhouse.client.api.query.QuerySettings();
+        settings.serverSetting("max_execution_time", Long.toString(SERVER_TIMEOUT_SECONDS));
+        try (QueryResponse r = client.query(full, settings).get(TIMEOUT_SECONDS, TimeUnit.SECONDS);
              InputStream in = r.getInputStream()) {
             body = in.readAllBytes();
         } catch (Exception e) {

@@ -19,9 +19,12 @@ public final class ClickHouseException extends RuntimeException {
             242, // TABLE_IS_READ_ONLY
             252, // TOO_MANY_PARTS
             319, // UNKNOWN_STATUS_OF_INSERT
+            394, // QUERY_WAS_CANCELLED (replaced by another attempt with the same query id)
             425, // SYSTEM_ERROR
             473, // DEADLOCK_AVOIDED
             517); // CANNOT_ASSIGN_ALTER
+
+    private static final java.util.regex.Pattern BODY_CODE = java.util.regex.Pattern.compile("^\\s*Code: (\\d{1,6})[.,]");
 
     private final String sqlFirstLine;
     private final String serverMessage;
@@ -31,7 +34,23 @@ public final class ClickHouseException extends RuntimeException {
         super("ClickHouse statement failed: " + firstLine(sql) + " -> " + serverMessage, cause);
         this.sqlFirstLine = firstLine(sql);
         this.serverMessage = serverMessage;
-        this.serverCode = cause instanceof com.clickhouse.client.api.ServerException se ? se.getCode() : 0;
+        this.serverCode = serverCode(cause);
+    }
+
+    /**
+     * The code the client read from the answer's {@code X-ClickHouse-Exception-Code} header, or else from the body
+     * ({@code Code: 60, e.displayText() = ...}): servers before about 19.x send no such header, and without the
+     * code every error would look transient and be retried for minutes.
+     */
+    static int serverCode(Throwable cause) {
+        if (!(cause instanceof com.clickhouse.client.api.ServerException se)) {
+            return 0;
+        }
+        if (se.getCode() > 0) {
+            return se.getCode();
+        }
+        java.util.regex.Matcher m = BODY_CODE.matcher(String.valueOf(se.getMessage()));
+        return m.find() ? Integer.parseInt(m.group(1)) : 0;
     }
 
     public String sqlFirstLine() {

@@ -43,6 +43,12 @@ public final class StepExecutor {
                     + name(i.stage()) + " WHERE " + quote(SinkTables.BATCH) + " = " + batch + " AND "
                     + quote(SinkTables.SEGMENT) + " = " + i.segment());
         } else if (step instanceof SinkStep.CreateTable c) {
+            if (t.endsWith(SinkTables.LIVE_SUFFIX) && "View".equals(engine(t))) {
+                throw new IllegalStateException("cannot create ClickHouse table " + db + "." + t + ": that name is the"
+                        + " live view of table " + t.substring(0, t.length() - SinkTables.LIVE_SUFFIX.length())
+                        + " (a PostgreSQL table whose name ends in " + SinkTables.LIVE_SUFFIX + " next to one without"
+                        + " the suffix); rename one of the two tables in PostgreSQL, or exclude one");
+            }
             sql(c.sql());
             if (!ToastMirror.isMirror(t)) {
                 viewChanged(t);
@@ -95,11 +101,11 @@ public final class StepExecutor {
                 sql("TRUNCATE TABLE " + name(t));
             }
         } else if (step instanceof SinkStep.DropTable) {
-            sql("DROP TABLE IF EXISTS " + name(t + SinkTables.LIVE_SUFFIX));
+            dropView(t);
             sql("DROP TABLE IF EXISTS " + name(t));
         } else if (step instanceof SinkStep.RenameTable r) {
             if (exists(t) && !exists(r.to())) {
-                sql("DROP TABLE IF EXISTS " + name(t + SinkTables.LIVE_SUFFIX));
+                dropView(t);
                 sql("RENAME TABLE " + name(t) + " TO " + name(r.to()));
             }
             viewChanged(r.to());
@@ -142,7 +148,6 @@ public final class StepExecutor {
         }
     }
 
-    /** Recreates {@code <table>__live}: the live rows (FINAL, no tombstones), columns as the table has them now. */
     /** A step changed the table's columns or name: its {@code __live} view is rebuilt now, or at {@link #flushViews}. */
     private void viewChanged(String table) throws InterruptedException {
         if (deferViews) {
@@ -172,10 +177,11 @@ public final class StepExecutor {
     private boolean deferViews;
     private final java.util.Set<String> pendingViews = new java.util.LinkedHashSet<>();
 
+    /** Recreates {@code <table>__live}: the live rows (FINAL, no tombstones), columns as the table has them now. */
     public void refreshView(String table) throws InterruptedException {
         Map<String, String> cols = columns(table);
         String view = name(table + SinkTables.LIVE_SUFFIX);
-        sql("DROP TABLE IF EXISTS " + view);
+        dropView(table);
         if (cols.isEmpty()) {
             return;
         }
@@ -194,6 +200,33 @@ public final class StepExecutor {
             cols.put(row[0], row[1]);
         }
         return cols;
+    }
+
+    /**
+     * Drops {@code <table>__live} if it is a view. Anything else under that name is the destination of another
+     * PostgreSQL table (one named {@code <table>__live}): never dropped, the job stops naming both.
+     */
+    private void dropView(String table) throws InterruptedException {
+        String view = table + SinkTables.LIVE_SUFFIX;
+        String engine = engine(view);
+        if (engine == null) {
+            return;
+        }
+        if (!engine.equals("View")) {
+            throw new IllegalStateException("ClickHouse table " + db + "." + view + " (engine " + engine + ") is where"
+                    + " table " + table + "'s live view goes; it is not a view (the destination of a PostgreSQL table"
+                    + " named like it?) and is left as it is: rename one of the two tables in PostgreSQL, or"
+                    + " exclude one");
+        }
+        sql("DROP TABLE IF EXISTS " + name(view));
+    }
+
+    /** The table's engine, null when there is none of that name. */
+    private String engine(String table) throws InterruptedException {
+        String q = "SELECT engine FROM system.tables WHERE database = " + ColumnCodec.quote(db) + " AND name = "
+                + ColumnCodec.quote(table);
+        List<String[]> rows = retry.call(q, () -> ch.queryTsv(q));
+        return rows.isEmpty() ? null : rows.get(0)[0];
     }
 
     public boolean exists(String table) throws InterruptedException {

@@ -15,10 +15,26 @@ final class SlotFeedback {
     volatile long emittedLsn;
     volatile long reportedLsn;
     volatile int timeline;
+    /** The slot's {@code wal_status} as a number: 0 reserved, 1 extended, 2 unreserved, 3 lost, -1 unknown. */
+    volatile int slotWalStatus = -1;
+    /** The slot's {@code safe_wal_size}: bytes of WAL that may still be written before it is invalidated; -1 none. */
+    volatile long slotSafeWalSize = -1;
+    /** Status messages sent while the fetcher waited behind a full queue (backpressure). */
+    volatile long keepalivesWhileBackpressured;
 
     /** Called when a checkpoint completed: a restore from it resumes at {@code lsn}, so WAL before it may go. */
     void confirm(long lsn) {
         confirmed.accumulateAndGet(lsn, (a, b) -> Long.compareUnsigned(a, b) >= 0 ? a : b);
+    }
+
+    static int walStatusCode(String walStatus) {
+        return walStatus == null ? -1 : switch (walStatus) {
+            case "reserved" -> 0;
+            case "extended" -> 1;
+            case "unreserved" -> 2;
+            case "lost" -> 3;
+            default -> -1;
+        };
     }
 
     long confirmed() {

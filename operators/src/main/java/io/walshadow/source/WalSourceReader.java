@@ -30,6 +30,9 @@ final class WalSourceReader extends SingleThreadMultiplexSourceReaderBase<XLogRe
         wal.gauge("receivedLsn", () -> feedback.receivedLsn);
         wal.gauge("confirmedLsn", () -> feedback.reportedLsn);
         wal.gauge("serverLsn", () -> feedback.serverWalEnd);
+        wal.gauge("keepalivesWhileBackpressured", () -> feedback.keepalivesWhileBackpressured);
+        wal.gauge("slotWalStatus", () -> feedback.slotWalStatus);
+        wal.gauge("slotSafeWalSizeBytes", () -> feedback.slotSafeWalSize);
         // replication lag in bytes: WAL the server has that the pipeline has not been handed yet (-1: not known yet)
         wal.gauge("lagBytes", () -> feedback.serverWalEnd == 0 || feedback.emittedLsn == 0 ? -1
                 : Math.max(0, feedback.serverWalEnd - feedback.emittedLsn));

@@ -31,6 +31,11 @@ import org.slf4j.LoggerFactory;
  *
  * <p>The slot only ever learns positions that a completed checkpoint can restore from ({@link SlotFeedback}); pgjdbc's
  * automatic flush is turned off for that reason, since it would confirm WAL the job has not checkpointed.
+ *
+ * <p>Under backpressure the fetcher thread waits in Flink's hand-over queue, outside {@link #fetch}, for as long as
+ * the stages behind are slow; a status message goes out from a timer meanwhile (confirming only checkpointed
+ * positions), or the server would end the walsender after {@code wal_sender_timeout} of silence and the job would
+ * restart for nothing. The stream is used under {@link #streamLock} by either thread.
  */
 final class WalSplitReader implements SplitReader<XLogRecord, WalSplit> {
     private static final Logger LOG = LoggerFactory.getLogger(WalSplitReader.class);
@@ -49,6 +54,10 @@ final class WalSplitReader implements SplitReader<XLogRecord, WalSplit> {
     private PGReplicationStream stream;
     private XLogStreamReader reader;
     private volatile boolean wakeUp;
+    private final Object streamLock = new Object();
+    private java.util.concurrent.ScheduledExecutorService keepalive;
+    /** When {@link #fetch} last talked to the server (nanoTime). */
+    private volatile long lastFetchNanos;
 
     WalSplitReader(PgConnectionConfig pg, WalSourceOptions options, SlotFeedback feedback) {
         this.pg = pg;
@@ -62,10 +71,17 @@ final class WalSplitReader implements SplitReader<XLogRecord, WalSplit> {
         if (split == null) {
             return batch.build();
         }
+        synchronized (streamLock) {
+            return fetchLocked(batch);
+        }
+    }
+
+    private RecordsWithSplitIds<XLogRecord> fetchLocked(RecordsBySplits.Builder<XLogRecord> batch) throws IOException {
         try {
             if (stream == null) {
                 start();
             }
+            lastFetchNanos = System.nanoTime();
             reportConfirmed();
             pollServerPosition();
             String id = split.splitId();
@@ -111,7 +127,12 @@ final class WalSplitReader implements SplitReader<XLogRecord, WalSplit> {
             format = WalFormat.forServerVersionNum(intQuery(sql, "SHOW server_version_num"));
             segmentSize = intQuery(sql, "SELECT setting::int * CASE unit WHEN 'B' THEN 1 WHEN 'kB' THEN 1024"
                     + " WHEN 'MB' THEN 1048576 END FROM pg_settings WHERE name = 'wal_segment_size'");
-            restartLsn = ReplicationSlots.ensure(sql, options.slotName(), options.createSlot());
+            try {
+                restartLsn = ReplicationSlots.ensure(sql, options.slotName(), options.createSlot());
+            } catch (ReplicationSlots.SlotInvalidatedException e) {
+                LOG.error("{}", e.getMessage());
+                throw new org.apache.flink.runtime.execution.SuppressRestartsException(e);
+            }
         }
         replicationConnection = pg.openReplication();
         int timeline = identifyTimeline(replicationConnection);
@@ -124,9 +145,13 @@ final class WalSplitReader implements SplitReader<XLogRecord, WalSplit> {
         if (start == Lsn.INVALID) {
             start = restartLsn;
         } else if (Long.compareUnsigned(start, restartLsn) < 0) {
-            throw new IllegalStateException("slot " + options.slotName() + " was advanced to " + Lsn.format(restartLsn)
-                    + " past this restore's position " + Lsn.format(start) + ": the WAL this checkpoint needs may be gone"
-                    + " (restoring an older checkpoint or savepoint than the slot has confirmed?)");
+            // the same on every restart: Flink is told not to restart
+            IllegalStateException e = new IllegalStateException("slot " + options.slotName() + " was advanced to "
+                    + Lsn.format(restartLsn) + " past this restore's position " + Lsn.format(start) + ": the WAL this"
+                    + " checkpoint needs may be gone (restoring an older checkpoint or savepoint than the slot has"
+                    + " confirmed?)");
+            LOG.error("{}", e.getMessage());
+            throw new org.apache.flink.runtime.execution.SuppressRestartsException(e);
         }
         feedback.timeline = timeline;
         reader = new XLogStreamReader(format, segmentSize, start, split.lastRecordLsn(), false);
@@ -136,6 +161,7 @@ final class WalSplitReader implements SplitReader<XLogRecord, WalSplit> {
                 .withStatusInterval(options.statusIntervalMs(), TimeUnit.MILLISECONDS)
                 .withAutomaticFlush(false)
                 .start();
+        startKeepalive();
         LOG.info("streaming WAL from slot {} at {} (timeline {}, PostgreSQL {}, segment size {})",
                 options.slotName(), Lsn.format(start), timeline, format.major, segmentSize);
     }
@@ -170,9 +196,15 @@ final class WalSplitReader implements SplitReader<XLogRecord, WalSplit> {
             }
             try (java.sql.Statement st = positionSql.createStatement();
                  java.sql.ResultSet rs = st.executeQuery("SELECT CASE WHEN pg_is_in_recovery()"
-                         + " THEN pg_last_wal_receive_lsn() ELSE pg_current_wal_lsn() END")) {
+                         + " THEN pg_last_wal_receive_lsn() ELSE pg_current_wal_lsn() END,"
+                         + " (SELECT wal_status FROM pg_replication_slots WHERE slot_name = "
+                         + "'" + options.slotName() + "'), (SELECT safe_wal_size FROM pg_replication_slots"
+                         + " WHERE slot_name = '" + options.slotName() + "')")) {
                 if (rs.next() && rs.getString(1) != null) {
                     feedback.serverWalEnd = Lsn.parse(rs.getString(1));
+                    feedback.slotWalStatus = SlotFeedback.walStatusCode(rs.getString(2));
+                    long safe = rs.getLong(3);
+                    feedback.slotSafeWalSize = rs.wasNull() ? -1 : safe;
                 }
             }
         } catch (SQLException | RuntimeException e) {
@@ -186,6 +218,39 @@ final class WalSplitReader implements SplitReader<XLogRecord, WalSplit> {
             }
             positionSql = null;
         }
+    }
+
+    /**
+     * Every status interval: when {@link #fetch} has not run for that long (the fetcher waits behind a full queue),
+     * report the confirmed position and a keepalive. A failure is left for the next fetch to meet.
+     */
+    private void startKeepalive() {
+        if (keepalive != null) {
+            return;
+        }
+        long interval = Math.max(100, options.statusIntervalMs());
+        keepalive = java.util.concurrent.Executors.newSingleThreadScheduledExecutor(r -> {
+            Thread t = new Thread(r, "walsender keepalive " + options.slotName());
+            t.setDaemon(true);
+            return t;
+        });
+        keepalive.scheduleWithFixedDelay(() -> {
+            if (System.nanoTime() - lastFetchNanos < TimeUnit.MILLISECONDS.toNanos(interval)) {
+                return;
+            }
+            synchronized (streamLock) {
+                if (stream == null || System.nanoTime() - lastFetchNanos < TimeUnit.MILLISECONDS.toNanos(interval)) {
+                    return;
+                }
+                try {
+                    reportConfirmed();
+                    stream.forceUpdateStatus();
+                    feedback.keepalivesWhileBackpressured++;
+                } catch (SQLException | RuntimeException e) {
+                    LOG.debug("keepalive to slot {} failed: {}", options.slotName(), e.toString());
+                }
+            }
+        }, interval, interval, TimeUnit.MILLISECONDS);
     }
 
     /** Sends the confirmed position when a checkpoint completed since the last report. */
@@ -221,6 +286,9 @@ final class WalSplitReader implements SplitReader<XLogRecord, WalSplit> {
 
     @Override
     public void close() throws Exception {
+        if (keepalive != null) {
+            keepalive.shutdownNow();
+        }
         // Closing the socket is enough to end the walsender; PGReplicationStream.close() would first wait for
         // the server to drain the copy stream, which can stall a cancelling task.
         if (replicationConnection != null) {

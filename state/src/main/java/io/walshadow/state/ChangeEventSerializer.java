@@ -43,7 +43,8 @@ import org.apache.flink.core.memory.DataOutputView;
  *   3 DeferredRecord: long lsn, int xid, byte flags (1 no rel, 2 no record), [rel: int spcOid, dbOid, relNumber],
  *       [record as XLogRecordSerializer lays it out: byte PostgreSQL major, long lsn, long endLsn, int length,
  *       raw record bytes]
- *   4 XactEvent: byte flags (1 no record), [XactRecordCodec record], nullable count n, n x catalog change
+ *   4 XactEvent: byte flags (1 no record, 2 marker LSN), [XactRecordCodec record], [long marker LSN], nullable
+ *       count n, n x catalog change
  *   descriptor: uvarint length, RelationDescriptorCodec bytes
  *   tid: uvarint block, uvarint offset
  *   row: ValueCodec row (nullable count, tagged values)
@@ -179,9 +180,13 @@ public final class ChangeEventSerializer extends ImmutableValueSerializer<Change
             }
         } else if (e instanceof XactEvent x) {
             out.writeByte(XACT);
-            out.writeByte(x.xact() == null ? 1 : 0);
+            boolean marker = x.xact() == null && x.markerLsn() != 0;
+            out.writeByte((x.xact() == null ? 1 : 0) | (marker ? 2 : 0));
             if (x.xact() != null) {
                 XactRecordCodec.write(out, x.xact());
+            }
+            if (marker) {
+                out.writeLong(x.markerLsn());
             }
             List<CatalogChange> changes = x.catalogChanges();
             Wire.writeNullableCount(out, changes == null ? -1 : changes.size());
@@ -368,6 +373,7 @@ public final class ChangeEventSerializer extends ImmutableValueSerializer<Change
     private XactEvent readXact(DataInput in, Formats f) throws IOException {
         int flags = in.readUnsignedByte();
         XactRecord x = (flags & 1) != 0 ? null : XactRecordCodec.read(in, f.xact());
+        long markerLsn = (flags & 2) != 0 ? in.readLong() : 0;
         int n = Wire.readNullableCount(in, "catalog change count");
         List<CatalogChange> changes = null;
         if (n >= 0) {
@@ -377,7 +383,7 @@ public final class ChangeEventSerializer extends ImmutableValueSerializer<Change
             }
             changes = List.copyOf(l);
         }
-        return new XactEvent(x, changes);
+        return new XactEvent(x, changes, markerLsn);
     }
 
     private CatalogChange readCatalogChange(DataInput in, Formats f) throws IOException {

@@ -1,0 +1,145 @@
+package io.walshadow.job;
+
+import io.walshadow.catalog.CatalogFilter;
+import io.walshadow.clickhouse.ClickHouseConnection;
+import io.walshadow.clickhouse.ClickHouseException;
+import io.walshadow.clickhouse.ColumnCodec;
+import io.walshadow.clickhouse.DestinationSchema;
+import io.walshadow.clickhouse.SinkTables;
+import io.walshadow.sink.ClickHouseSinkOptions;
+import io.walshadow.wal.WalFormat;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * What the job checks before it creates anything (slot, catalog bootstrap, ClickHouse tables): each setting or
+ * server property that would otherwise surface later as a restart loop, a warning deep in the log or a silently
+ * empty replica. Each failure is one {@link PreflightException} naming what is wrong and what to do.
+ */
+final class Preflight {
+    private Preflight() {}
+
+    /** Thrown for a setting or server property the job cannot run with. */
+    static final class PreflightException extends IllegalStateException {
+        private static final long serialVersionUID = 1L;
+
+        PreflightException(String message, Throwable cause) {
+            super(message, cause);
+        }
+    }
+
+    /** @param restoring the job resumes from a checkpoint or savepoint (its sink id's history is its own) */
+    static void check(JobConfig config, boolean restoring) {
+        postgres(config);
+        if (config.clickhouse() != null) {
+            clickhouse(config.clickhouse(), restoring);
+        }
+    }
+
+    private static void postgres(JobConfig config) {
+        try (Connection c = config.pg().openSql(); Statement st = c.createStatement()) {
+            String server = where(config);
+            try (ResultSet rs = st.executeQuery("SELECT current_setting('server_version_num')::int,"
+                    + " current_setting('wal_level'), (SELECT rolreplication OR rolsuper FROM pg_roles"
+                    + " WHERE rolname = current_user), current_user, current_setting('max_wal_senders')::int")) {
+                rs.next();
+                int version = rs.getInt(1);
+                try {
+                    WalFormat.forServerVersionNum(version);
+                } catch (RuntimeException e) {
+                    throw new PreflightException("PostgreSQL at " + server + ": " + e.getMessage(), null);
+                }
+                if (!"logical".equals(rs.getString(2))) {
+                    throw new PreflightException("PostgreSQL at " + server + " has wal_level = " + rs.getString(2)
+                            + "; the job needs wal_level = logical (its WAL then carries whole row images"
+                            + " and catalog changes it decodes): ALTER SYSTEM SET wal_level = logical, then restart"
+                            + " the server", null);
+                }
+                if (!rs.getBoolean(3)) {
+                    throw new PreflightException("role " + rs.getString(4) + " on " + server + " may not stream"
+                            + " WAL: ALTER ROLE " + rs.getString(4) + " REPLICATION", null);
+                }
+                if (rs.getInt(5) < 1) {
+                    throw new PreflightException("PostgreSQL at " + server + " has max_wal_senders = 0: set it to"
+                            + " at least 1 (and restart the server)", null);
+                }
+            }
+            if (!config.allowUnmatchedInclude()) {
+                unmatchedIncludes(c, config);
+            }
+        } catch (SQLException e) {
+            String hint = String.valueOf(e.getMessage()).contains("SSL") ? " (pg.sslmode defaults to verify-full:"
+                    + " give the server a certificate the JVM or --pg.sslrootcert trusts, or choose another"
+                    + " --pg.sslmode knowingly)" : "";
+            throw new PreflightException("cannot connect to PostgreSQL at " + where(config) + ": " + e.getMessage()
+                    + hint, e);
+        }
+    }
+
+    private static String where(JobConfig config) {
+        return config.pg().host() + ":" + config.pg().port() + "/" + config.pg().database() + " (user "
+                + config.pg().user() + ")";
+    }
+
+    /** Each include pattern must name at least one existing table (else a typo replicates nothing, silently). */
+    private static void unmatchedIncludes(Connection c, JobConfig config) throws SQLException {
+        List<String> patterns = CatalogFilter.parse(config.include(), "").includePatterns();
+        if (patterns.isEmpty()) {
+            return;
+        }
+        List<String[]> tables = new ArrayList<>();
+        try (Statement st = c.createStatement();
+             ResultSet rs = st.executeQuery("SELECT n.nspname, c.relname FROM pg_class c JOIN pg_namespace n"
+                     + " ON n.oid = c.relnamespace WHERE c.relkind IN ('r', 'p')")) {
+            while (rs.next()) {
+                tables.add(new String[] {rs.getString(1), rs.getString(2)});
+            }
+        }
+        for (String pattern : patterns) {
+            CatalogFilter one = CatalogFilter.parse(pattern, "");
+            if (tables.stream().noneMatch(t -> one.includes(t[0], t[1]))) {
+                throw new PreflightException("--tables.include pattern '" + pattern + "' matches no table in"
+                        + " database " + config.pg().database() + " (names are case-sensitive, as PostgreSQL"
+                        + " stores them); pass --tables.allow.unmatched true to start before such tables exist",
+                        null);
+            }
+        }
+    }
+
+    private static void clickhouse(ClickHouseSinkOptions ch, boolean restoring) {
+        String where = "ClickHouse at " + ch.endpoint() + " as user " + ch.user();
+        try (ClickHouseConnection c = new ClickHouseConnection(ch.endpoint(), ch.user(), ch.password(), "default",
+                ch.rootCertificate())) {
+            try {
+                c.queryString("SELECT version()");
+            } catch (ClickHouseException e) {
+                throw new PreflightException("cannot use " + where + ": " + e.serverMessage(), e);
+            }
+            if (restoring || !"1".equals(c.queryString("SELECT count() FROM system.tables WHERE database = "
+                    + ColumnCodec.quote(ch.database()) + " AND name = "
+                    + ColumnCodec.quote(SinkTables.WATERMARK)))) {
+                return;
+            }
+            String earlier = c.queryString("SELECT concat(toString(count()), ' ', toString(max(commit_seq)), ' ',"
+                    + " argMax(commit_lsn_text, batch)) FROM " + DestinationSchema.quote(ch.database()) + "."
+                    + DestinationSchema.quote(SinkTables.WATERMARK)
+                    + " WHERE sink = " + ColumnCodec.quote(ch.sinkId()) + " AND phase = 1");
+            String[] f = earlier.split(" ", 3);
+            if (!f[0].equals("0")) {
+                throw new PreflightException("ClickHouse database " + ch.database() + " already holds the commits of"
+                        + " sink id " + ch.sinkId() + " (up to commit " + f[1] + ", LSN " + f[2] + ") from an"
+                        + " earlier run, and this job starts fresh: its commits would be folded into the old ones and"
+                        + " rows deleted since would stay live. Restore the job from its latest checkpoint or"
+                        + " savepoint, or start over into an empty database (DROP DATABASE " + ch.database()
+                        + " in ClickHouse, or another --clickhouse.database), or give it another --clickhouse.sink.id"
+                        + " into another database", null);
+            }
+        }
+    }
+
+}

@@ -1,0 +1,42 @@
+package io.walshadow.e2e;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.walshadow.testing.FlinkTestJobs;
+import io.walshadow.testing.LocalPg;
+import java.time.Duration;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Tables {@code a} and {@code a__live} in PostgreSQL: the destination of the second is where the first's live
+ * view goes. The job stops with an error naming both instead of dropping one table's data for the other's view.
+ */
+class LiveViewCollisionEndToEndTest {
+    @Test
+    void aTableNamedLikeAnotherTablesLiveViewStopsTheJobAndIsNotDropped() throws Exception {
+        try (E2e e = new E2e("e2e_livecoll")) {
+            String s = e.schema;
+            LocalPg.exec(e.pg, "CREATE TABLE " + s + ".a__live (id int PRIMARY KEY, v text)",
+                    "INSERT INTO " + s + ".a__live SELECT g, 'x' FROM generate_series(1, 10) g");
+            e.start(e.config("--checkpoint.interval", "1s"), null, 0);
+            e.awaitCaughtUp(Duration.ofMinutes(2));
+            LocalPg.exec(e.pg, "CREATE TABLE " + s + ".a (id int PRIMARY KEY)", "INSERT INTO " + s + ".a VALUES (1)");
+            AtomicReference<String> failure = new AtomicReference<>();
+            FlinkTestJobs.awaitTrue(() -> "the job stops", Duration.ofMinutes(2), () -> {
+                try {
+                    e.failFastIfAJobFailed();
+                    return false;
+                } catch (IllegalStateException x) {
+                    failure.set(x.getMessage());
+                    return true;
+                }
+            });
+            assertTrue(failure.get().contains("is where table " + s + "__a's live view goes; it is not a view"),
+                    failure.get());
+            assertEquals("10", e.ch.queryString("SELECT count() FROM `" + e.chDatabase + "`.`" + s + "__a__live`"),
+                    "the other table's rows are kept");
+        }
+    }
+}
