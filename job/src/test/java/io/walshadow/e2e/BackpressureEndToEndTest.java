@@ -4,11 +4,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.walshadow.buffer.TestMetricReporter;
-import io.walshadow.clickhouse.Faults;
 import io.walshadow.testing.LocalPg;
 import java.time.Duration;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -23,36 +20,25 @@ class BackpressureEndToEndTest {
             String s = e.schema;
             LocalPg.exec(e.pg, "CREATE TABLE " + s + ".t (id int PRIMARY KEY, v text)");
             LocalPg.exec(e.pg, "ALTER SYSTEM SET wal_sender_timeout = '3s'", "SELECT pg_reload_conf()");
-            CountDownLatch release = new CountDownLatch(1);
             try {
                 TestMetricReporter.METRICS.clear();
                 e.start(e.config("--checkpoint.interval", "1s", "--status.interval.ms", "1000"), null, 0);
                 e.awaitCaughtUp(Duration.ofMinutes(2));
-                Faults.install(point -> {
-                    if (point.equals("writer.write")) {
-                        try {
-                            release.await(60, TimeUnit.SECONDS);
-                        } catch (InterruptedException ie) {
-                            Thread.currentThread().interrupt();
-                        }
+                long keepalives;
+                try (AutoCloseable stall = E2e.stallSink()) {
+                    for (int i = 0; i < 4; i++) {
+                        LocalPg.exec(e.pg, "INSERT INTO " + s + ".t SELECT g, repeat('v', 100) FROM generate_series("
+                                + (i * 50_000 + 1) + ", " + ((i + 1) * 50_000) + ") g");
                     }
-                });
-                for (int i = 0; i < 4; i++) {
-                    LocalPg.exec(e.pg, "INSERT INTO " + s + ".t SELECT g, repeat('v', 100) FROM generate_series("
-                            + (i * 50_000 + 1) + ", " + ((i + 1) * 50_000) + ") g");
+                    Thread.sleep(15_000); // the stall: five timeouts long
+                    e.failFastIfAJobFailed();
+                    keepalives = TestMetricReporter.value("keepalivesWhileBackpressured");
                 }
-                Thread.sleep(15_000); // the stall: five timeouts long
-                e.failFastIfAJobFailed();
-                long keepalives = TestMetricReporter.value("keepalivesWhileBackpressured");
-                release.countDown();
-                Faults.install(null);
                 e.awaitCaughtUp(Duration.ofMinutes(3));
                 assertEquals(200_000, e.assertAllTablesEqual().get("t"));
                 assertTrue(keepalives > 0, "the fetcher was held back by the stall: " + keepalives + " keepalives");
                 System.out.printf("backpressure e2e: %d keepalives sent during a 15 s sink stall%n", keepalives);
             } finally {
-                release.countDown();
-                Faults.install(null);
                 LocalPg.exec(e.pg, "ALTER SYSTEM RESET wal_sender_timeout", "SELECT pg_reload_conf()");
             }
         }

@@ -5,11 +5,9 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import io.walshadow.buffer.TestMetricReporter;
 import io.walshadow.testing.FlinkTestJobs;
 import io.walshadow.testing.LocalPg;
-import java.nio.file.Path;
 import java.sql.Connection;
 import java.time.Duration;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -42,7 +40,7 @@ class CrashEndToEndTest {
                 return TestMetricReporter.value("buffered_changes") >= 300;
             });
             Thread.sleep(2_000); // a checkpoint holds the open family: the restarted job restores it
-            crashPostgres();
+            E2e.stack("pg-crash");
             open.close(); // broken by the crash: nothing to roll back
             prepared.close();
             e.reconnectPg();
@@ -57,15 +55,6 @@ class CrashEndToEndTest {
             Map<String, Integer> compared = e.assertAllTablesEqual();
             assertEquals(250, compared.get("t"), "before, after and the prepared rows; none of the cut-off ones");
             assertEquals(0, TestMetricReporter.value("in_flight_transactions"), "nothing left in the buffer");
-        }
-    }
-
-    /** Immediate stop and start of the local stack's PostgreSQL. */
-    static void crashPostgres() throws Exception {
-        Path stack = Path.of("..", "deploy", "local", "stack.sh").toAbsolutePath().normalize();
-        Process p = new ProcessBuilder("bash", stack.toString(), "pg-crash").inheritIO().start();
-        if (!p.waitFor(120, TimeUnit.SECONDS) || p.exitValue() != 0) {
-            throw new AssertionError("stack.sh pg-crash failed");
         }
     }
 }

@@ -151,6 +151,52 @@ public final class E2e implements AutoCloseable {
                 });
     }
 
+    /** Waits until a job of this test fails and returns its root cause's message (a test expecting it to stop). */
+    public String awaitJobFailure(Duration timeout) throws Exception {
+        java.util.concurrent.atomic.AtomicReference<String> failure = new java.util.concurrent.atomic.AtomicReference<>();
+        FlinkTestJobs.awaitTrue(() -> "the job fails", timeout, () -> {
+            try {
+                failFastIfAJobFailed();
+                return false;
+            } catch (IllegalStateException x) {
+                failure.set(x.getMessage());
+                return true;
+            }
+        });
+        return failure.get();
+    }
+
+    /**
+     * Holds the sink's writer at its next record until closed (at most a minute): the stages behind the source
+     * back up and no checkpoint completes meanwhile.
+     */
+    public static AutoCloseable stallSink() {
+        java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
+        io.walshadow.clickhouse.Faults.install(point -> {
+            if (point.equals("writer.write")) {
+                try {
+                    release.await(60, java.util.concurrent.TimeUnit.SECONDS);
+                } catch (InterruptedException ie) {
+                    Thread.currentThread().interrupt();
+                }
+            }
+        });
+        return () -> {
+            release.countDown();
+            io.walshadow.clickhouse.Faults.install(null);
+        };
+    }
+
+    /** Runs a command of the local stack ({@code deploy/local/stack.sh}): {@code pg-crash}, {@code ch-crash}. */
+    public static void stack(String command) throws Exception {
+        java.nio.file.Path stack = java.nio.file.Path.of("..", "deploy", "local", "stack.sh").toAbsolutePath()
+                .normalize();
+        Process p = new ProcessBuilder("bash", stack.toString(), command).inheritIO().start();
+        if (!p.waitFor(180, java.util.concurrent.TimeUnit.SECONDS) || p.exitValue() != 0) {
+            throw new AssertionError("stack.sh " + command + " failed");
+        }
+    }
+
     /** Throws the failure of a job that failed (a test waiting for it would otherwise wait for nothing). */
     public void failFastIfAJobFailed() {
         for (JobClient j : jobs) {

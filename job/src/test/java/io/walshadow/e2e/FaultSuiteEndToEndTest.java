@@ -4,7 +4,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.walshadow.testing.FlinkTestJobs;
 import io.walshadow.testing.LocalPg;
-import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
@@ -15,7 +14,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
@@ -99,17 +97,9 @@ class FaultSuiteEndToEndTest {
                             + " WHERE slot_name = '" + e.slot + "' AND active");
                 }
             }
-            case "PostgreSQL crashed" -> stack("pg-crash");
-            case "ClickHouse killed" -> stack("ch-crash");
+            case "PostgreSQL crashed" -> E2e.stack("pg-crash");
+            case "ClickHouse killed" -> E2e.stack("ch-crash");
             default -> throw new IllegalArgumentException(fault);
-        }
-    }
-
-    static void stack(String command) throws Exception {
-        Path stack = Path.of("..", "deploy", "local", "stack.sh").toAbsolutePath().normalize();
-        Process p = new ProcessBuilder("bash", stack.toString(), command).inheritIO().start();
-        if (!p.waitFor(180, TimeUnit.SECONDS) || p.exitValue() != 0) {
-            throw new AssertionError("stack.sh " + command + " failed");
         }
     }
 

@@ -3,10 +3,8 @@ package io.walshadow.e2e;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.walshadow.testing.FlinkTestJobs;
 import io.walshadow.testing.LocalPg;
 import java.time.Duration;
-import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -23,18 +21,9 @@ class LiveViewCollisionEndToEndTest {
             e.start(e.config("--checkpoint.interval", "1s"), null, 0);
             e.awaitCaughtUp(Duration.ofMinutes(2));
             LocalPg.exec(e.pg, "CREATE TABLE " + s + ".a (id int PRIMARY KEY)", "INSERT INTO " + s + ".a VALUES (1)");
-            AtomicReference<String> failure = new AtomicReference<>();
-            FlinkTestJobs.awaitTrue(() -> "the job stops", Duration.ofMinutes(2), () -> {
-                try {
-                    e.failFastIfAJobFailed();
-                    return false;
-                } catch (IllegalStateException x) {
-                    failure.set(x.getMessage());
-                    return true;
-                }
-            });
-            assertTrue(failure.get().contains("is where table " + s + "__a's live view goes; it is not a view"),
-                    failure.get());
+            String failure = e.awaitJobFailure(Duration.ofMinutes(2));
+            assertTrue(failure.contains("is where table " + s + "__a's live view goes; it is not a view"),
+                    failure);
             assertEquals("10", e.ch.queryString("SELECT count() FROM `" + e.chDatabase + "`.`" + s + "__a__live`"),
                     "the other table's rows are kept");
         }

@@ -5,11 +5,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.walshadow.clickhouse.Faults;
 import io.walshadow.clickhouse.SinkTables;
-import io.walshadow.testing.FlinkTestJobs;
 import io.walshadow.testing.LocalPg;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -41,18 +39,9 @@ class StagingLossEndToEndTest {
             });
             try {
                 LocalPg.exec(e.pg, "INSERT INTO " + s + ".t SELECT g, 'v' FROM generate_series(1, 1000) g");
-                AtomicReference<String> failure = new AtomicReference<>();
-                FlinkTestJobs.awaitTrue(() -> "the commit fails", Duration.ofMinutes(2), () -> {
-                    try {
-                        e.failFastIfAJobFailed();
-                        return false;
-                    } catch (IllegalStateException x) {
-                        failure.set(x.getMessage());
-                        return true;
-                    }
-                });
-                assertTrue(failure.get().contains("holds 0 rows of segment") && failure.get().contains("but 1000"
-                        + " were staged"), failure.get());
+                String failure = e.awaitJobFailure(Duration.ofMinutes(2));
+                assertTrue(failure.contains("holds 0 rows of segment") && failure.contains("but 1000"
+                        + " were staged"), failure);
                 assertEquals("0", e.ch.queryString("SELECT count() FROM `" + e.chDatabase + "`.`" + s + "__t`"),
                         "nothing of the batch was inserted");
             } finally {
