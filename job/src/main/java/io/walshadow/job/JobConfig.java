@@ -27,7 +27,8 @@ public record JobConfig(PgConnectionConfig pg, WalSourceOptions source, String i
                         Duration checkpointInterval, String checkpointDir, Duration progressInterval,
                         Set<String> preparedDrop, ClickHouseSinkOptions clickhouse, long bufferHeapBytes,
                         long bufferHeapFamilyBytes, ToastResolver.Mode toastMode, long toastValueMaxBytes,
-                        long toastFetchBatchBytes, SnapshotOptions snapshot, boolean allowUnmatchedInclude) {
+                        long toastFetchBatchBytes, SnapshotOptions snapshot, boolean allowUnmatchedInclude,
+                        boolean resetClickHouse) {
 
     public static final String PG_PASSWORD_ENV = "WALSHADOW_PG_PASSWORD";
     public static final String CH_PASSWORD_ENV = "WALSHADOW_CH_PASSWORD";
@@ -47,7 +48,7 @@ public record JobConfig(PgConnectionConfig pg, WalSourceOptions source, String i
                     "snapshot.mode", "snapshot.parallelism", "snapshot.fetch.rows", "snapshot.chunk.pages",
                     "clickhouse.url", "clickhouse.user", "clickhouse.database", "clickhouse.sslrootcert",
                     "clickhouse.sink.id", "clickhouse.on.drop", "clickhouse.flush.bytes",
-                    "clickhouse.retry.timeout")));
+                    "clickhouse.retry.timeout", "clickhouse.reset")));
     /** PostgreSQL's GIDSIZE is 200 bytes with the terminating NUL. */
     private static final int MAX_GID_BYTES = 199;
 
@@ -103,7 +104,7 @@ public record JobConfig(PgConnectionConfig pg, WalSourceOptions source, String i
                 nonNegative(p, "xact.buffer.heap.bytes", XactBuffer.DEFAULT_HEAP_BYTES),
                 nonNegative(p, "xact.buffer.heap.family.bytes", XactBuffer.DEFAULT_HEAP_FAMILY_BYTES),
                 toastMode, toastMax, positive(p, "toast.fetch.batch.bytes", DEFAULT_TOAST_FETCH_BATCH_BYTES),
-                snapshot(p), bool(p, "tables.allow.unmatched", false));
+                snapshot(p), bool(p, "tables.allow.unmatched", false), bool(p, "clickhouse.reset", false));
     }
 
     private static boolean bool(ParameterTool p, String key, boolean dflt) {

@@ -22,6 +22,8 @@ import java.util.List;
  * empty replica. Each failure is one {@link PreflightException} naming what is wrong and what to do.
  */
 final class Preflight {
+    private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(Preflight.class);
+
     private Preflight() {}
 
     /** Thrown for a setting or server property the job cannot run with. */
@@ -37,7 +39,7 @@ final class Preflight {
     static void check(JobConfig config, boolean restoring) {
         postgres(config);
         if (config.clickhouse() != null) {
-            clickhouse(config.clickhouse(), restoring);
+            clickhouse(config.clickhouse(), restoring, config.resetClickHouse());
         }
     }
 
@@ -81,6 +83,17 @@ final class Preflight {
         }
     }
 
+    /** {@code --clickhouse.reset true} on a fresh start: the database's tables go, the copy starts over. */
+    private static void dropAllTables(ClickHouseConnection c, String database) {
+        List<String[]> tables = c.queryTsv("SELECT name FROM system.tables WHERE database = " + ColumnCodec.quote(database)
+                + " ORDER BY engine = 'View' DESC"); // views first
+        for (String[] t : tables) {
+            c.execute("DROP TABLE IF EXISTS " + DestinationSchema.quote(database) + "." + DestinationSchema.quote(t[0]));
+        }
+        LOG.warn("--clickhouse.reset: dropped the {} tables of ClickHouse database {}; the job copies anew", tables.size(),
+                database);
+    }
+
     private static String where(JobConfig config) {
         return config.pg().host() + ":" + config.pg().port() + "/" + config.pg().database() + " (user "
                 + config.pg().user() + ")";
@@ -111,7 +124,7 @@ final class Preflight {
         }
     }
 
-    private static void clickhouse(ClickHouseSinkOptions ch, boolean restoring) {
+    private static void clickhouse(ClickHouseSinkOptions ch, boolean restoring, boolean reset) {
         String where = "ClickHouse at " + ch.endpoint() + " as user " + ch.user();
         try (ClickHouseConnection c = new ClickHouseConnection(ch.endpoint(), ch.user(), ch.password(), "default",
                 ch.rootCertificate())) {
@@ -130,14 +143,16 @@ final class Preflight {
                     + DestinationSchema.quote(SinkTables.WATERMARK)
                     + " WHERE sink = " + ColumnCodec.quote(ch.sinkId()) + " AND phase = 1");
             String[] f = earlier.split(" ", 3);
-            if (!f[0].equals("0")) {
+            if (!f[0].equals("0") && reset) {
+                dropAllTables(c, ch.database());
+            } else if (!f[0].equals("0")) {
                 throw new PreflightException("ClickHouse database " + ch.database() + " already holds the commits of"
                         + " sink id " + ch.sinkId() + " (up to commit " + f[1] + ", LSN " + f[2] + ") from an"
                         + " earlier run, and this job starts fresh: its commits would be folded into the old ones and"
                         + " rows deleted since would stay live. Restore the job from its latest checkpoint or"
                         + " savepoint, or start over into an empty database (DROP DATABASE " + ch.database()
-                        + " in ClickHouse, or another --clickhouse.database), or give it another --clickhouse.sink.id"
-                        + " into another database", null);
+                        + " in ClickHouse, another --clickhouse.database, or --clickhouse.reset true to drop every"
+                        + " table of " + ch.database() + " first)", null);
             }
         }
     }

@@ -36,6 +36,8 @@ public final class E2e implements AutoCloseable {
     public Connection pg;
     public final ClickHouseConnection ch;
     private final List<JobClient> jobs = new ArrayList<>();
+    /** Flink settings added to every job this test starts (a RocksDB directory, say). */
+    public final Configuration flink = new Configuration();
 
     public E2e(String prefix) throws Exception {
         name = prefix + "_" + Long.toString(System.nanoTime(), 36);
@@ -102,6 +104,7 @@ public final class E2e implements AutoCloseable {
                            io.walshadow.sink.ClickHouseSink sink) throws Exception {
         Configuration conf = FlinkTestJobs.checkpointed(checkpoints, restoreFrom);
         conf.setString("metrics.reporter.wstest.factory.class", TestMetricReporter.class.getName());
+        conf.addAll(flink);
         if (restarts > 0) {
             conf.set(RestartStrategyOptions.RESTART_STRATEGY, "fixed-delay");
             conf.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_ATTEMPTS, restarts);

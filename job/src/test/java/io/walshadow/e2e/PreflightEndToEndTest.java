@@ -80,6 +80,15 @@ class PreflightEndToEndTest {
             e.start(e.config(), FlinkTestJobs.latestCheckpoint(e.checkpoints), 0);
             e.awaitCaughtUp(Duration.ofMinutes(2));
             assertEquals(50, e.assertAllTablesEqual().get("t"));
+            e.cancelJobs();
+            // or asked for: a reset drops the database's tables and copies anew (with its own slot)
+            LocalPg.exec(e.pg, "DELETE FROM " + e.schema + ".t WHERE id <= 60");
+            e.start(e.config("--clickhouse.reset", "true", "--slot", e.slot + "_2", "--clickhouse.sink.id", e.slot),
+                    null, 0);
+            e.awaitCaughtUp(Duration.ofMinutes(2));
+            assertEquals(40, e.assertAllTablesEqual().get("t"));
+            LocalPg.exec(e.pg, "SELECT pg_drop_replication_slot('" + e.slot + "_2') FROM pg_replication_slots WHERE"
+                    + " slot_name = '" + e.slot + "_2' AND NOT active");
         }
     }
 
