@@ -410,7 +410,7 @@ public final class XactBuffer extends KeyedProcessFunction<Integer, BufferEvent,
         return true;
     }
 
-    /** Keys of families in keyed state (spilled, or restored from a checkpoint), collected by the operator. */
+    /** Name of the state every family in keyed state has (spilled, or restored): the operator lists keys by it. */
     static String metaStateName() {
         return metaStateDescriptor().getName();
     }

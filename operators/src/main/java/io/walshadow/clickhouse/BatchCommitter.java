@@ -109,10 +109,9 @@ public final class BatchCommitter {
      * whatever is left would lose or invent rows for good. Checked once per segment, before its first insert.
      */
     private void verifyStaged(SinkBatch b, SinkStep.Insert ins, Map<String, Long> staged) throws InterruptedException {
-        String key = ins.stage() + "\0" + ins.segment();
-        Long expected = staged.get(key);
-        if (expected == null || expected < 0) {
-            return; // verified before this step
+        Long expected = staged.remove(ins.stage() + "\0" + ins.segment());
+        if (expected == null) {
+            return; // verified at an earlier step of the segment
         }
         long actual = 0;
         if (steps.exists(ins.stage())) {
@@ -128,7 +127,6 @@ public final class BatchCommitter {
                     + " the destination is left as of the batch before; start the job afresh (a new initial"
                     + " snapshot into an empty database) to replicate again");
         }
-        staged.put(key, -1L); // verified: later steps of the segment skip the count
     }
 
     private static Set<String> viewTables(List<SinkStep> list) {

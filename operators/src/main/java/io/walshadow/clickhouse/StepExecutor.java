@@ -230,9 +230,7 @@ public final class StepExecutor {
     }
 
     public boolean exists(String table) throws InterruptedException {
-        String q = "SELECT count() FROM system.tables WHERE database = " + ColumnCodec.quote(db) + " AND name = "
-                + ColumnCodec.quote(table);
-        return !"0".equals(retry.call(q, () -> ch.queryString(q)));
+        return engine(table) != null;
     }
 
     public void sql(String sql) throws InterruptedException {

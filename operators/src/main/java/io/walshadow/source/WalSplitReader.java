@@ -130,8 +130,7 @@ final class WalSplitReader implements SplitReader<XLogRecord, WalSplit> {
             try {
                 restartLsn = ReplicationSlots.ensure(sql, options.slotName(), options.createSlot());
             } catch (ReplicationSlots.SlotInvalidatedException e) {
-                LOG.error("{}", e.getMessage());
-                throw new org.apache.flink.runtime.execution.SuppressRestartsException(e);
+                throw withoutRestart(e);
             }
         }
         replicationConnection = pg.openReplication();
@@ -145,13 +144,10 @@ final class WalSplitReader implements SplitReader<XLogRecord, WalSplit> {
         if (start == Lsn.INVALID) {
             start = restartLsn;
         } else if (Long.compareUnsigned(start, restartLsn) < 0) {
-            // the same on every restart: Flink is told not to restart
-            IllegalStateException e = new IllegalStateException("slot " + options.slotName() + " was advanced to "
+            throw withoutRestart(new IllegalStateException("slot " + options.slotName() + " was advanced to "
                     + Lsn.format(restartLsn) + " past this restore's position " + Lsn.format(start) + ": the WAL this"
                     + " checkpoint needs may be gone (restoring an older checkpoint or savepoint than the slot has"
-                    + " confirmed?)");
-            LOG.error("{}", e.getMessage());
-            throw new org.apache.flink.runtime.execution.SuppressRestartsException(e);
+                    + " confirmed?)"));
         }
         feedback.timeline = timeline;
         reader = new XLogStreamReader(format, segmentSize, start, split.lastRecordLsn(), false);
@@ -164,6 +160,12 @@ final class WalSplitReader implements SplitReader<XLogRecord, WalSplit> {
         startKeepalive();
         LOG.info("streaming WAL from slot {} at {} (timeline {}, PostgreSQL {}, segment size {})",
                 options.slotName(), Lsn.format(start), timeline, format.major, segmentSize);
+    }
+
+    /** An error every restart would meet again: logged once, and Flink is told not to restart. */
+    private static RuntimeException withoutRestart(IllegalStateException e) {
+        LOG.error("{}", e.getMessage());
+        return new org.apache.flink.runtime.execution.SuppressRestartsException(e);
     }
 
     private static int identifyTimeline(Connection replication) throws SQLException {
