@@ -65,10 +65,11 @@ trap cleanup EXIT
 
 echo "[run] job: slot $SLOT on $WALSHADOW_PG_HOST:$WALSHADOW_PG_PORT/$WALSHADOW_PG_DATABASE (Ctrl-C stops)" >&2
 cd "$ROOT/job"
+# --tables.allow.unmatched: the workload creates demo_orders only once the job streams
 mvn -B -q exec:exec -Dexec.executable=java -Dexec.classpathScope=compile \
   -Dexec.args="-Dlog4j.configurationFile=$HERE/local/log4j2-local.properties -cp %classpath io.walshadow.job.WalshadowJob \
     --pg.host $WALSHADOW_PG_HOST --pg.port $WALSHADOW_PG_PORT --pg.database $WALSHADOW_PG_DATABASE \
     --pg.user $WALSHADOW_PG_USER --pg.sslmode disable --slot $SLOT \
-    --tables.include ${WALSHADOW_DEMO_TABLES:-public.demo_*} \
+    --tables.include ${WALSHADOW_DEMO_TABLES:-public.demo_*} --tables.allow.unmatched true \
     --clickhouse.url $WALSHADOW_CH_URL --clickhouse.user $WALSHADOW_CH_USER --clickhouse.database $WALSHADOW_CH_DATABASE \
     --checkpoint.interval 2s --checkpoint.dir file://$WALSHADOW_STATE_DIR/demo-checkpoints $*"
