@@ -12,6 +12,7 @@
 #   stack.sh pg-crash  stop PostgreSQL with -m immediate (a crash: no shutdown checkpoint, open
 #                      transactions end without an abort record) and start it again (fault tests)
 #   stack.sh ch-crash  kill ClickHouse with SIGKILL and start it again (fault tests)
+#   stack.sh pg-restart  stop PostgreSQL cleanly and start it again (a changed server setting)
 #
 # Everything lives under ${WALSHADOW_STATE_DIR:-/var/lib/walshadow-dev} (never in the repo,
 # which may sit under /root where the postgres user cannot read):
@@ -722,6 +723,11 @@ cmd_pg_crash() {
   pg_start
 }
 
+cmd_pg_restart() {
+  pg_stop
+  pg_start
+}
+
 cmd_ch_crash() {
   local pid
   pid=$(ch_pid) || die "ClickHouse is not running"
@@ -748,7 +754,7 @@ cmd_reset() {
 }
 
 usage() {
-  sed -n '2,14s/^# \{0,1\}//p' "$0" >&2
+  sed -n '2,15s/^# \{0,1\}//p' "$0" >&2
   exit 2
 }
 
@@ -766,6 +772,7 @@ main() {
     reset) cmd_reset ;;
     pg-crash) cmd_pg_crash ;;
     ch-crash) cmd_ch_crash ;;
+    pg-restart) cmd_pg_restart ;;
     -h | --help | help) usage ;;
     *) printf '[stack] unknown command: %s\n' "${cmd:-<none>}" >&2; usage ;;
   esac

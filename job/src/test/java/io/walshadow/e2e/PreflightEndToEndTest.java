@@ -92,6 +92,28 @@ class PreflightEndToEndTest {
         }
     }
 
+    @Test
+    void walLevelReplicaIsRefusedWithWhatToSet() throws Exception {
+        try (E2e e = new E2e("e2e_pre_wal")) {
+            LocalPg.exec(e.pg, "ALTER SYSTEM SET wal_level = replica");
+            E2e.stack("pg-restart");
+            try {
+                e.reconnectPg();
+                IllegalStateException x = assertThrows(IllegalStateException.class, () -> build(e));
+                assertEquals("PostgreSQL at " + LocalPg.host() + ":" + LocalPg.port() + "/" + LocalPg.database()
+                        + " (user " + LocalPg.user() + ") has wal_level = replica; the job needs wal_level = logical"
+                        + " (its WAL then carries whole row images and catalog changes it decodes): ALTER SYSTEM SET"
+                        + " wal_level = logical, then restart the server", x.getMessage());
+                assertNothingCreated(e);
+            } finally {
+                e.reconnectPg();
+                LocalPg.exec(e.pg, "ALTER SYSTEM RESET wal_level");
+                E2e.stack("pg-restart");
+                e.reconnectPg();
+            }
+        }
+    }
+
     private static void build(E2e e, String... opts) throws Exception {
         WalshadowJob.build(StreamExecutionEnvironment.getExecutionEnvironment(), e.config(opts));
     }

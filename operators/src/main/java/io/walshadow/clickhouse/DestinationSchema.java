@@ -86,6 +86,7 @@ public final class DestinationSchema {
         List<String> defs = new ArrayList<>();
         for (int i = 0; i < t.shape().natts(); i++) {
             if (t.chNames().get(i) != null) {
+                requireNotReserved(t.destName(), t.chNames().get(i));
                 defs.add(quote(t.chNames().get(i)) + " " + t.chTypes().get(i));
             }
         }
@@ -113,6 +114,22 @@ public final class DestinationSchema {
             sb.append("\nSETTINGS non_replicated_deduplication_window = ").append(DEDUPLICATION_WINDOW);
         }
         return sb.toString();
+    }
+
+    /** Column names the job's own columns use, in destination and staging tables. */
+    public static final java.util.Set<String> RESERVED_COLUMNS = java.util.Set.of(LSN, COMMIT_LSN, XID, IS_DELETED,
+            TID_BLOCK, TID_OFFSET, SinkTables.BATCH, SinkTables.SEGMENT);
+
+    /**
+     * A source column named like one of the job's columns would be silently merged with it (or fail as a duplicate
+     * far from its cause): the job stops naming both.
+     */
+    public static void requireNotReserved(String table, String column) {
+        if (RESERVED_COLUMNS.contains(column)) {
+            throw new IllegalStateException("column " + column + " of " + table + " has the name of one of the"
+                    + " job's own columns " + new java.util.TreeSet<>(RESERVED_COLUMNS) + " in ClickHouse: rename it"
+                    + " in PostgreSQL or exclude the table (--tables.exclude)");
+        }
     }
 
     /** Insert tokens a table remembers on servers that deduplicate non-replicated inserts. */

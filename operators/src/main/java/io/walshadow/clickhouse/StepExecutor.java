@@ -54,6 +54,7 @@ public final class StepExecutor {
                 viewChanged(t);
             }
         } else if (step instanceof SinkStep.AddColumn a) {
+            DestinationSchema.requireNotReserved(t, a.column());
             Map<String, String> cols = columns(t);
             if (!cols.containsKey(a.column())) {
                 // after the last source column, so the replication columns stay at the end
@@ -75,6 +76,7 @@ public final class StepExecutor {
             }
             viewChanged(t);
         } else if (step instanceof SinkStep.RenameColumn r) {
+            DestinationSchema.requireNotReserved(t, r.to());
             renameColumn(r);
             viewChanged(t);
         } else if (step instanceof SinkStep.ModifyColumn m) {

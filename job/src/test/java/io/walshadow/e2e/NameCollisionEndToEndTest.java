@@ -8,10 +8,10 @@ import java.time.Duration;
 import org.junit.jupiter.api.Test;
 
 /**
- * Tables {@code a} and {@code a__live} in PostgreSQL: the destination of the second is where the first's live
- * view goes. The job stops with an error naming both instead of dropping one table's data for the other's view.
+ * Names PostgreSQL allows that collide with the job's own in ClickHouse: the job stops with an error naming them
+ * instead of dropping one table's data for another's view, or merging a column with its own.
  */
-class LiveViewCollisionEndToEndTest {
+class NameCollisionEndToEndTest {
     @Test
     void aTableNamedLikeAnotherTablesLiveViewStopsTheJobAndIsNotDropped() throws Exception {
         try (E2e e = new E2e("e2e_livecoll")) {
@@ -26,6 +26,17 @@ class LiveViewCollisionEndToEndTest {
                     failure);
             assertEquals("10", e.ch.queryString("SELECT count() FROM `" + e.chDatabase + "`.`" + s + "__a__live`"),
                     "the other table's rows are kept");
+        }
+    }
+
+    @Test
+    void aColumnNamedLikeAReplicationColumnStopsTheJobWithItsName() throws Exception {
+        try (E2e e = new E2e("e2e_colcoll")) {
+            LocalPg.exec(e.pg, "CREATE TABLE " + e.schema + ".t (id int PRIMARY KEY, _lsn bigint)");
+            e.start(e.config(), null, 0);
+            String failure = e.awaitJobFailure(Duration.ofMinutes(2));
+            assertTrue(failure.contains("column _lsn of " + e.schema + "__t has the name of one of the job's own"
+                    + " columns"), failure);
         }
     }
 }
