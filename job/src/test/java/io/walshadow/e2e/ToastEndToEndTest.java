@@ -286,6 +286,37 @@ class ToastEndToEndTest {
     }
 
     @Test
+    void aValueOlderThanTheJobWithoutASnapshotStopsItUnlessFillingIsAllowed() throws Exception {
+        for (boolean fill : new boolean[] {false, true}) {
+            try (E2e e = new E2e(fill ? "toast_nosnap_fill" : "toast_nosnap")) {
+                String t = e.schema + ".docs";
+                create(e, "docs");
+                insert(e, "docs", 1, 2, "o"); // before the job, and no snapshot copies them
+                List<String> opts = new ArrayList<>(List.of("--snapshot.mode", "never"));
+                if (fill) {
+                    opts.addAll(List.of("--toast.missing", "fill"));
+                }
+                e.start(opts.toArray(String[]::new));
+                e.awaitCaughtUp(Duration.ofMinutes(2));
+                LocalPg.exec(e.pg, "UPDATE " + t + " SET note = 'later' WHERE id = 1"); // its values are unchanged
+                if (!fill) {
+                    String failure = awaitFailure(e);
+                    assertTrue(failure.contains("ToastResolutionException") && failure.contains(" of " + t + ".body ")
+                            && failure.contains("holds no chunk of it at that LSN")
+                            && failure.contains("--toast.missing fill"), failure);
+                    assertEquals(0, metric("toast_values_filled_superseded"), "nothing filled");
+                    e.cancelJobs();
+                } else {
+                    e.awaitCaughtUp(Duration.ofMinutes(2));
+                    assertEquals(5, metric("toast_values_filled_superseded"), "the row's 5 out-of-line values");
+                    assertEquals("1\tlater\t1", String.join("\t", e.ch.queryTsv("SELECT id, note, isNull(body) FROM `"
+                            + e.chDatabase + "`.`" + e.schema + "__docs` FINAL WHERE _is_deleted = 0").get(0)));
+                }
+            }
+        }
+    }
+
+    @Test
     void aVanishedMirrorOrAnOversizedValueStopsTheJob() throws Exception {
         try (E2e e = new E2e("toast_fail")) {
             String t = e.schema + ".docs";

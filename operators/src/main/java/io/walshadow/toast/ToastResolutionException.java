@@ -12,6 +12,8 @@ public final class ToastResolutionException extends RuntimeException {
         MISSING_CHUNK,
         /** The pointer's sizes exceed the configured cap ({@code toast.value.max.bytes}). */
         TOO_LARGE,
+        /** The mirror does not hold the value at the referring LSN (and filling is not allowed). */
+        MISSING_VALUE,
         /** The mirror of a TOAST relation the job wrote to is gone from ClickHouse. */
         MISSING_MIRROR,
         /** The reassembled value has the pointer's length but does not decompress or decode. */

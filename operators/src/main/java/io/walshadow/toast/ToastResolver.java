@@ -9,6 +9,7 @@ import io.walshadow.types.Oids;
 import io.walshadow.types.ToastPointer;
 import io.walshadow.types.UnsupportedTypeException;
 import io.walshadow.types.ValueDecoder;
+import io.walshadow.wal.Lsn;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
@@ -24,13 +25,15 @@ import java.util.function.Supplier;
  * yet known to be committed in ClickHouse), then, in mode {@code clickhouse}, in the relation's ClickHouse mirror as
  * of the referring record's LSN ({@link MirrorStore}).
  *
- * <p>Failure policy (reference TOAST.md): buffered chunks are the job's own record, so a gap or short run in them is
- * a decode bug and stops the job ({@link ToastResolutionException.Kind#MISSING_CHUNK}, counted
- * {@code toast_fetch_miss}). The mirror's history collapses on ClickHouse's merge schedule; a value it no longer
- * holds at the LSN (or holds in part) was superseded by a later version of every row that referenced it, which
- * reaches ClickHouse in the same or a later commit, so the value is filled (NULL/empty) and counted
- * ({@code toast_values_filled_superseded} / {@code _mismatch}): the end state is unaffected under {@code _lsn}
- * versions. A full-length value that does not decompress is corrupt, never a silent chimera.
+ * <p>Failure policy: buffered chunks are the job's own record, so a gap or short run in them is a decode bug and
+ * stops the job ({@link ToastResolutionException.Kind#MISSING_CHUNK}, counted {@code toast_fetch_miss}). A value the
+ * mirror does not hold at the LSN (or holds in part) stops the job too ({@link ToastResolutionException.Kind#MISSING_VALUE}):
+ * it was either superseded and merged away (harmless: a later version of every row that referred to it reaches
+ * ClickHouse) or never mirrored (a value older than the job that no snapshot seeded: filling it would leave the row
+ * wrong for good), and the mirror cannot tell the two apart. With {@link Missing#FILL} (an explicit opt-in) the value
+ * is filled instead and counted ({@code toast_values_filled_superseded} / {@code _mismatch}), and a chunk row of an
+ * unexpected shape is skipped and counted ({@code toast_chunks_malformed}) rather than stopping the job. A
+ * full-length value that does not decompress is corrupt, never a silent chimera.
  *
  * <p>A filled value stays a {@link ToastPointer} in the row: the sink writes it NULL (or empty for a NOT NULL column).
  */
@@ -40,6 +43,14 @@ public final class ToastResolver {
         DISABLED,
         /** Chunks are mirrored to ClickHouse; values of earlier transactions are fetched from the mirror. */
         CLICKHOUSE
+    }
+
+    /** What becomes of a value the mirror does not hold ({@code toast.missing}). */
+    public enum Missing {
+        /** Stop the job naming the value (the default: the mirror cannot tell superseded from never mirrored). */
+        FAIL,
+        /** Write NULL / empty and count it; skip (and count) malformed chunk rows. */
+        FILL
     }
 
     /** A chunk the job buffered: the commit it came with and its record's LSN. */
@@ -89,6 +100,7 @@ public final class ToastResolver {
     }
 
     private final Mode mode;
+    private final Missing missing;
     private final long valueMaxBytes;
     private final Supplier<ValueDecoder> values;
     private final ChunkStore buffered;
@@ -99,12 +111,13 @@ public final class ToastResolver {
      * @param values the decoder for reassembled values (a supplier: the operator reloads types after DDL)
      * @param mirror null in mode {@code disabled}
      */
-    public ToastResolver(Mode mode, long valueMaxBytes, Supplier<ValueDecoder> values, ChunkStore buffered,
-                         MirrorStore mirror, ToastCounters counters) {
+    public ToastResolver(Mode mode, Missing missing, long valueMaxBytes, Supplier<ValueDecoder> values,
+                         ChunkStore buffered, MirrorStore mirror, ToastCounters counters) {
         if (mode == Mode.CLICKHOUSE && mirror == null) {
             throw new IllegalArgumentException("mode clickhouse needs a mirror");
         }
         this.mode = mode;
+        this.missing = missing;
         this.valueMaxBytes = valueMaxBytes;
         this.values = values;
         this.buffered = buffered;
@@ -118,7 +131,7 @@ public final class ToastResolver {
 
     /**
      * The chunk a row change of a {@code pg_toast} relation inserts, or null (not an insert, or not the chunk
-     * shape: counted {@code toast_chunks_malformed}).
+     * shape: counted {@code toast_chunks_malformed}, and refused unless {@link Missing#FILL}).
      */
     public Chunk chunkOf(RowChange r) {
         if (r.op() != RowChange.Op.INSERT || r.newValues() == null) {
@@ -131,6 +144,11 @@ public final class ToastResolver {
                 || d.column(3).typeOid() != Oids.BYTEA || !(v[0] instanceof Long id) || !(v[1] instanceof Integer seq)
                 || !(v[2] instanceof byte[] data)) {
             counters.chunksMalformed++;
+            if (missing == Missing.FAIL) {
+                throw new IllegalStateException("row of TOAST relation " + d.qualifiedName() + " at " + Lsn.format(
+                        r.lsn()) + " is not a chunk (chunk_id oid, chunk_seq int4, chunk_data bytea); values referring"
+                        + " to it could not be rebuilt (--toast.missing fill skips such rows and fills the values)");
+            }
             return null;
         }
         return new Chunk(d.relOid(), (int) (long) id, seq, data);
@@ -245,11 +263,16 @@ public final class ToastResolver {
             }
             List<ToastMirror.Chunk> chunks = rel.getOrDefault(new ToastMirror.Need(ptr.valueId(), r.lsn()), List.of());
             if (chunks.isEmpty()) {
+                refuseFill(r, col, ptr, "its ClickHouse mirror " + ToastMirror.name(ptr.toastRelOid())
+                        + " holds no chunk of it at that LSN");
                 counters.filledSuperseded++;
                 continue;
             }
             byte[] stored = assemble(chunks, ptr.externalSize());
             if (stored == null) {
+                refuseFill(r, col, ptr, "its ClickHouse mirror " + ToastMirror.name(ptr.toastRelOid()) + " holds "
+                        + chunks.size() + " chunks that do not make up its " + Integer.toUnsignedLong(ptr.externalSize())
+                        + " stored bytes at that LSN");
                 counters.filledMismatch++;
                 continue;
             }
@@ -258,6 +281,20 @@ public final class ToastResolver {
             changed = true;
         }
         return changed ? withValues(r, p.values) : r;
+    }
+
+    /**
+     * Unless filling is allowed: the value was superseded and merged away, or never mirrored (older than the job,
+     * not seeded by a snapshot); only the first is harmless to fill, and the mirror cannot tell which.
+     */
+    private void refuseFill(RowChange r, Column col, ToastPointer p, String what) {
+        if (missing == Missing.FAIL) {
+            throw new ToastResolutionException(ToastResolutionException.Kind.MISSING_VALUE,
+                    r.descriptor().qualifiedName(), col.name(), p.toastRelOid(), p.valueId(), r.lsn(), what
+                    + "; if the table's values predate the job, copy it with an initial snapshot (--snapshot.mode"
+                    + " initial) or exclude it; --toast.missing fill writes such values NULL/empty and counts them",
+                    null);
+        }
     }
 
     private static int countPointers(Object[] v) {

@@ -67,6 +67,7 @@ public final class ToastStage extends KeyedProcessFunction<Integer, Drained, Dra
     public static final int KEY = 0;
 
     private final ToastResolver.Mode mode;
+    private final ToastResolver.Missing missing;
     private final long valueMaxBytes;
     private final long fetchBatchBytes;
     private final ClickHouseSinkOptions clickhouse;
@@ -115,13 +116,14 @@ public final class ToastStage extends KeyedProcessFunction<Integer, Drained, Dra
      * @param seedLsn the start point whose initial snapshot seeds the mirrors: mirror lookups wait until the seed
      *     marker for it is in ClickHouse ({@link SnapshotMarkers}); 0: no snapshot, no wait
      */
-    public ToastStage(ToastResolver.Mode mode, long valueMaxBytes, long fetchBatchBytes,
+    public ToastStage(ToastResolver.Mode mode, ToastResolver.Missing missing, long valueMaxBytes, long fetchBatchBytes,
                       ClickHouseSinkOptions clickhouse, PgConnectionConfig pg, long seedLsn) {
         this.seedLsn = seedLsn;
         if (mode == ToastResolver.Mode.CLICKHOUSE && clickhouse == null) {
             throw new IllegalArgumentException("toast.mode clickhouse needs the ClickHouse settings");
         }
         this.mode = mode;
+        this.missing = missing;
         this.valueMaxBytes = valueMaxBytes;
         this.fetchBatchBytes = fetchBatchBytes;
         this.clickhouse = clickhouse;
@@ -154,9 +156,10 @@ public final class ToastStage extends KeyedProcessFunction<Integer, Drained, Dra
             retry = new Retrier(clickhouse.retryTimeout(), () -> {});
             caps = retry.call("SELECT version()", () -> ServerCapabilities.probe(ch));
         }
-        resolver = new ToastResolver(mode, valueMaxBytes, () -> values, this::buffered,
+        resolver = new ToastResolver(mode, missing, valueMaxBytes, () -> values, this::buffered,
                 mode == ToastResolver.Mode.CLICKHOUSE ? this::fetch : null, counters);
-        LOG.info("TOAST stage: mode {}, values up to {} bytes{}", mode.name().toLowerCase(), valueMaxBytes,
+        LOG.info("TOAST stage: mode {}, missing values {}, values up to {} bytes{}", mode.name().toLowerCase(),
+                missing.name().toLowerCase(), valueMaxBytes,
                 ch == null ? "" : ", mirrors in " + ch);
     }
 

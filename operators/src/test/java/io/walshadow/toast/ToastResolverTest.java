@@ -49,8 +49,12 @@ class ToastResolverTest {
     private boolean mirrorMissing;
 
     private ToastResolver resolver(ToastResolver.Mode mode, long max) {
+        return resolver(mode, ToastResolver.Missing.FAIL, max);
+    }
+
+    private ToastResolver resolver(ToastResolver.Mode mode, ToastResolver.Missing missing, long max) {
         ValueDecoder values = new ValueDecoder(null);
-        return new ToastResolver(mode, max, () -> values,
+        return new ToastResolver(mode, missing, max, () -> values,
                 (rel, id, seq) -> buffered.get(rel + "/" + id + "/" + seq),
                 (rel, needs) -> {
                     if (mirrorMissing) {
@@ -181,8 +185,23 @@ class ToastResolverTest {
     }
 
     @Test
-    void mirrorMissesAreFilledByKindAndAMissingMirrorStopsTheJob() {
-        ToastResolver res = resolver(ToastResolver.Mode.CLICKHOUSE, 1 << 20);
+    void mirrorMissesStopTheJobUnlessFillingIsAllowed() {
+        ToastResolver strict = resolver(ToastResolver.Mode.CLICKHOUSE, 1 << 20);
+        ToastResolutionException absent = assertThrows(ToastResolutionException.class,
+                () -> strict.resolve(row(200, plain(90, TEXT.length)), 5));
+        assertEquals(ToastResolutionException.Kind.MISSING_VALUE, absent.kind());
+        assertTrue(absent.getMessage().startsWith("TOAST value 90 of s.docs.body (TOAST relation 9001) referenced at"
+                + " 0/000000C8: its ClickHouse mirror pg_toast_9001 holds no chunk of it at that LSN;"), absent.getMessage());
+        assertTrue(absent.getMessage().contains("--toast.missing fill"), absent.getMessage());
+        mirror.put(91, List.of(new ToastMirror.Chunk(0, Arrays.copyOf(TEXT, 10)), new ToastMirror.Chunk(2,
+                Arrays.copyOfRange(TEXT, 10, TEXT.length)))); // seq 1 merged away
+        ToastResolutionException partial = assertThrows(ToastResolutionException.class,
+                () -> strict.resolve(row(200, plain(91, TEXT.length)), 5));
+        assertTrue(partial.getMessage().contains("holds 2 chunks that do not make up its " + TEXT.length
+                + " stored bytes"), partial.getMessage());
+        assertEquals(0, counters.filledSuperseded + counters.filledMismatch, "nothing filled");
+
+        ToastResolver res = resolver(ToastResolver.Mode.CLICKHOUSE, ToastResolver.Missing.FILL, 1 << 20);
         RowChange none = row(200, plain(90, TEXT.length));
         assertSame(none, res.resolve(none, 5));
         assertEquals(1, counters.filledSuperseded);
@@ -241,9 +260,13 @@ class ToastResolverTest {
         assertArrayEquals(data, c.data());
         RowChange wrong = new RowChange(100, 700, RowChange.Op.INSERT, CHUNKS.locator(), CHUNKS, new Tid(0, 2), null,
                 new Object[] {1L, "3", data}, null, false);
-        assertNull(res.chunkOf(wrong));
-        assertEquals(1, counters.chunksMalformed);
-        assertEquals(2, counters.chunks);
+        IllegalStateException refused = assertThrows(IllegalStateException.class, () -> res.chunkOf(wrong));
+        assertEquals("row of TOAST relation pg_toast.pg_toast_500 at 0/00000064 is not a chunk (chunk_id oid, chunk_seq"
+                + " int4, chunk_data bytea); values referring to it could not be rebuilt (--toast.missing fill"
+                + " skips such rows and fills the values)", refused.getMessage());
+        assertNull(resolver(ToastResolver.Mode.CLICKHOUSE, ToastResolver.Missing.FILL, 1 << 20).chunkOf(wrong));
+        assertEquals(2, counters.chunksMalformed);
+        assertEquals(3, counters.chunks);
         assertTrue(ToastResolver.isToastRelation(CHUNKS) && !ToastResolver.isToastRelation(DOCS));
     }
 }
