@@ -13,6 +13,7 @@
 #                      transactions end without an abort record) and start it again (fault tests)
 #   stack.sh ch-crash  kill ClickHouse with SIGKILL and start it again (fault tests)
 #   stack.sh pg-restart  stop PostgreSQL cleanly and start it again (a changed server setting)
+#   stack.sh ch-stall N  freeze ClickHouse (SIGSTOP) for N seconds, then let it go on (fault tests)
 #
 # Everything lives under ${WALSHADOW_STATE_DIR:-/var/lib/walshadow-dev} (never in the repo,
 # which may sit under /root where the postgres user cannot read):
@@ -741,6 +742,19 @@ cmd_ch_crash() {
   ch_start
 }
 
+cmd_ch_stall() {
+  local pid secs=${1:-8}
+  [[ $secs =~ ^[0-9]+$ ]] || die "ch-stall takes whole seconds, got '$secs'"
+  pid=$(ch_pid) || die "ClickHouse is not running"
+  log "freezing ClickHouse (SIGSTOP, pid $pid) for $secs s"
+  kill -STOP "$pid"
+  # let it go on whatever happens to this script: a frozen server would stall every later test
+  trap 'kill -CONT "$pid" 2>/dev/null' EXIT
+  sleep "$secs"
+  kill -CONT "$pid"
+  log "ClickHouse goes on"
+}
+
 cmd_reset() {
   require_root
   if [[ -d $STATE ]]; then
@@ -754,7 +768,7 @@ cmd_reset() {
 }
 
 usage() {
-  sed -n '2,15s/^# \{0,1\}//p' "$0" >&2
+  sed -n '2,16s/^# \{0,1\}//p' "$0" >&2
   exit 2
 }
 
@@ -773,6 +787,7 @@ main() {
     pg-crash) cmd_pg_crash ;;
     ch-crash) cmd_ch_crash ;;
     pg-restart) cmd_pg_restart ;;
+    ch-stall) cmd_ch_stall "$@" ;;
     -h | --help | help) usage ;;
     *) printf '[stack] unknown command: %s\n' "${cmd:-<none>}" >&2; usage ;;
   esac

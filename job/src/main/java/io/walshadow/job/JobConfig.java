@@ -17,8 +17,9 @@ import org.apache.flink.util.TimeUtils;
 
 /**
  * The job's settings, from {@code --key value} arguments. Secrets never come from arguments (they show up in process
- * lists and Flink's web UI): the passwords are read from the environment ({@code WALSHADOW_PG_PASSWORD},
- * {@code WALSHADOW_CH_PASSWORD}) or, when unset there, from the Flink configuration
+ * lists and Flink's web UI): the passwords are read from a file ({@code --pg.password.file},
+ * {@code --clickhouse.password.file}: a mounted Kubernetes secret), else from the environment
+ * ({@code WALSHADOW_PG_PASSWORD}, {@code WALSHADOW_CH_PASSWORD}), else from the Flink configuration
  * ({@code walshadow.pg.password}, {@code walshadow.clickhouse.password}).
  *
  * <p>A missing or malformed setting fails at submission with an {@link IllegalArgumentException} naming the key.
@@ -27,7 +28,7 @@ public record JobConfig(PgConnectionConfig pg, WalSourceOptions source, String i
                         Duration checkpointInterval, String checkpointDir, Duration progressInterval,
                         Set<String> preparedDrop, ClickHouseSinkOptions clickhouse, long bufferHeapBytes,
                         long bufferHeapFamilyBytes, ToastResolver.Mode toastMode, long toastValueMaxBytes,
-                        long toastFetchBatchBytes, SnapshotOptions snapshot, boolean allowUnmatchedInclude,
+                        long toastFetchBatchBytes, ToastResolver.Missing toastMissing, SnapshotOptions snapshot, boolean allowUnmatchedInclude,
                         boolean resetClickHouse) {
 
     public static final String PG_PASSWORD_ENV = "WALSHADOW_PG_PASSWORD";
@@ -40,15 +41,16 @@ public record JobConfig(PgConnectionConfig pg, WalSourceOptions source, String i
     public static final long DEFAULT_TOAST_FETCH_BATCH_BYTES = 64L << 20;
     /** Every {@code --key} the job reads; any other is a typo, refused with the nearest of these. */
     public static final java.util.SortedSet<String> KEYS = java.util.Collections.unmodifiableSortedSet(
-            new java.util.TreeSet<>(java.util.List.of("pg.host", "pg.port", "pg.database", "pg.user", "pg.sslmode",
+            new java.util.TreeSet<>(java.util.List.of("pg.host", "pg.port", "pg.database", "pg.user", "pg.password.file", "pg.sslmode",
                     "pg.sslrootcert", "slot", "slot.create", "status.interval.ms", "fetch.max.records",
                     "tables.include", "tables.exclude", "tables.allow.unmatched", "checkpoint.interval",
                     "checkpoint.dir", "progress.interval", "xact.prepared.drop", "xact.buffer.heap.bytes",
-                    "xact.buffer.heap.family.bytes", "toast.mode", "toast.value.max.bytes", "toast.fetch.batch.bytes",
+                    "xact.buffer.heap.family.bytes", "toast.mode", "toast.missing", "toast.value.max.bytes",
+                    "toast.fetch.batch.bytes",
                     "snapshot.mode", "snapshot.parallelism", "snapshot.fetch.rows", "snapshot.chunk.pages",
-                    "clickhouse.url", "clickhouse.user", "clickhouse.database", "clickhouse.sslrootcert",
+                    "clickhouse.url", "clickhouse.user", "clickhouse.password.file", "clickhouse.database", "clickhouse.sslrootcert",
                     "clickhouse.sink.id", "clickhouse.on.drop", "clickhouse.flush.bytes",
-                    "clickhouse.retry.timeout", "clickhouse.reset")));
+                    "clickhouse.retry.timeout", "clickhouse.reset", "clickhouse.unwritable")));
     /** PostgreSQL's GIDSIZE is 200 bytes with the terminating NUL. */
     private static final int MAX_GID_BYTES = 199;
 
@@ -69,7 +71,7 @@ public record JobConfig(PgConnectionConfig pg, WalSourceOptions source, String i
                         + " (docs/configuration.md lists them all)");
             }
         }
-        String password = secret(env, PG_PASSWORD_ENV, flinkConf, PG_PASSWORD_KEY);
+        String password = secret(p, "pg.password.file", env, PG_PASSWORD_ENV, flinkConf, PG_PASSWORD_KEY);
         PgConnectionConfig pg = new PgConnectionConfig(
                 required(p, "pg.host"),
                 intValue(p, "pg.port", 5432),
@@ -99,12 +101,12 @@ public record JobConfig(PgConnectionConfig pg, WalSourceOptions source, String i
         return new JobConfig(pg, source, include, exclude, duration(p, "checkpoint.interval", Duration.ofSeconds(10)),
                 p.get("checkpoint.dir", null), duration(p, "progress.interval", Duration.ofSeconds(5)),
                 gids(p, "xact.prepared.drop"), clickhouse(p, pg, source,
-                        secret(env, CH_PASSWORD_ENV, flinkConf, CH_PASSWORD_KEY),
-                        toastMode == ToastResolver.Mode.CLICKHOUSE),
+                        secret(p, "clickhouse.password.file", env, CH_PASSWORD_ENV, flinkConf, CH_PASSWORD_KEY),
+                        toastMode == ToastResolver.Mode.CLICKHOUSE, CatalogFilter.parse(include, exclude).spec()),
                 nonNegative(p, "xact.buffer.heap.bytes", XactBuffer.DEFAULT_HEAP_BYTES),
                 nonNegative(p, "xact.buffer.heap.family.bytes", XactBuffer.DEFAULT_HEAP_FAMILY_BYTES),
                 toastMode, toastMax, positive(p, "toast.fetch.batch.bytes", DEFAULT_TOAST_FETCH_BATCH_BYTES),
-                snapshot(p), bool(p, "tables.allow.unmatched", false), bool(p, "clickhouse.reset", false));
+                toastMissing(p), snapshot(p), bool(p, "tables.allow.unmatched", false), bool(p, "clickhouse.reset", false));
     }
 
     private static boolean bool(ParameterTool p, String key, boolean dflt) {
@@ -145,14 +147,35 @@ public record JobConfig(PgConnectionConfig pg, WalSourceOptions source, String i
         };
     }
 
-    private static String secret(Map<String, String> env, String envName, Map<String, String> conf, String key) {
+    private static ToastResolver.Missing toastMissing(ParameterTool p) {
+        String m = p.get("toast.missing", "fail");
+        return switch (m) {
+            case "fail" -> ToastResolver.Missing.FAIL;
+            case "fill" -> ToastResolver.Missing.FILL;
+            default -> throw new IllegalArgumentException("setting --toast.missing must be fail or fill, got '" + m
+                    + "'");
+        };
+    }
+
+    private static String secret(ParameterTool p, String fileKey, Map<String, String> env, String envName,
+                                 Map<String, String> conf, String key) {
+        String file = p.get(fileKey);
+        if (file != null) {
+            try {
+                // one trailing line break is the file's, not the password's (echo, kubectl create secret --from-file)
+                return java.nio.file.Files.readString(java.nio.file.Path.of(file)).replaceFirst("\\r?\\n$", "");
+            } catch (java.io.IOException | RuntimeException e) {
+                throw new IllegalArgumentException("setting --" + fileKey + ": cannot read " + file + " ("
+                        + e.getClass().getSimpleName() + (e.getMessage() == null ? "" : ": " + e.getMessage()) + ")", e);
+            }
+        }
         String v = env.get(envName);
         return v != null && !v.isEmpty() ? v : conf.get(key);
     }
 
     /** The sink's settings; null without {@code --clickhouse.url} (then only the stages before the sink can run). */
     private static ClickHouseSinkOptions clickhouse(ParameterTool p, PgConnectionConfig pg, WalSourceOptions source,
-                                                    String password, boolean toastMirrors) {
+                                                    String password, boolean toastMirrors, String tables) {
         String url = p.get("clickhouse.url");
         if (url == null || url.isBlank()) {
             return null;
@@ -172,12 +195,18 @@ public record JobConfig(PgConnectionConfig pg, WalSourceOptions source, String i
         if (!onDrop.equals("retain") && !onDrop.equals("drop")) {
             throw new IllegalArgumentException("setting --clickhouse.on.drop must be retain or drop, got '" + onDrop + "'");
         }
+        String unwritable = p.get("clickhouse.unwritable", "fail");
+        if (!unwritable.equals("fail") && !unwritable.equals("quarantine")) {
+            throw new IllegalArgumentException("setting --clickhouse.unwritable must be fail or quarantine, got '"
+                    + unwritable + "'");
+        }
         try {
             return new ClickHouseSinkOptions(url, p.get("clickhouse.user", "default"), password,
                     p.get("clickhouse.database", pg.database()), p.get("clickhouse.sslrootcert", null),
                     p.get("clickhouse.sink.id", source.slotName()), onDrop.equals("drop"),
                     longValue(p, "clickhouse.flush.bytes", 16L << 20),
-                    duration(p, "clickhouse.retry.timeout", Duration.ofMinutes(5)), toastMirrors);
+                    duration(p, "clickhouse.retry.timeout", Duration.ofMinutes(5)), toastMirrors,
+                    unwritable.equals("quarantine"), tables);
         } catch (IllegalArgumentException e) {
             throw new IllegalArgumentException("invalid ClickHouse setting: " + e.getMessage(), e);
         }

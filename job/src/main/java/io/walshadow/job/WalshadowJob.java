@@ -98,7 +98,7 @@ public final class WalshadowJob {
         // single subtask, so the stream is declared keyed rather than shuffled (and stays chained).
         DataStreamUtils.reinterpretAsKeyedStream(transactionBuffer(env, config, boot), d -> ToastStage.KEY, Types.INT)
                 .transform("TOAST", DrainedSerializer.typeInfo(), new ToastOperator(new ToastStage(config.toastMode(),
-                        config.toastValueMaxBytes(), config.toastFetchBatchBytes(), ch, config.pg(),
+                        config.toastMissing(), config.toastValueMaxBytes(), config.toastFetchBatchBytes(), ch, config.pg(),
                         seeding ? start.lsn() : 0)))
                 .uid(UID_TOAST).setParallelism(1)
                 .map(new ChangeLogger(config.progressInterval().toMillis())).returns(DrainedSerializer.typeInfo())

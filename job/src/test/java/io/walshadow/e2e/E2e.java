@@ -155,6 +155,22 @@ public final class E2e implements AutoCloseable {
     }
 
     /** Waits until a job of this test fails and returns its root cause's message (a test expecting it to stop). */
+    /** Waits until the snapshot metrics say the copy (every round so far) is over. */
+    public void awaitSnapshotComplete(Duration timeout) throws Exception {
+        FlinkTestJobs.awaitTrue(() -> "the snapshot completes (chunks " + TestMetricReporter.value("chunks_done")
+                + " of " + TestMetricReporter.value("chunks_total") + ")", timeout, () -> {
+                    failFastIfAJobFailed();
+                    return TestMetricReporter.value("complete") == 1;
+                });
+    }
+
+    /** Stops the job with a savepoint (how an operator changes its configuration) and returns it. */
+    public static Path stopWithSavepoint(JobClient job) throws Exception {
+        Path dir = Files.createTempDirectory("walshadow-sp");
+        return Path.of(java.net.URI.create(job.stopWithSavepoint(false, dir.toUri().toString(),
+                org.apache.flink.core.execution.SavepointFormatType.CANONICAL).get()));
+    }
+
     public String awaitJobFailure(Duration timeout) throws Exception {
         java.util.concurrent.atomic.AtomicReference<String> failure = new java.util.concurrent.atomic.AtomicReference<>();
         FlinkTestJobs.awaitTrue(() -> "the job fails", timeout, () -> {
@@ -190,13 +206,15 @@ public final class E2e implements AutoCloseable {
         };
     }
 
-    /** Runs a command of the local stack ({@code deploy/local/stack.sh}): {@code pg-crash}, {@code ch-crash}. */
-    public static void stack(String command) throws Exception {
+    /** Runs a command of the local stack ({@code deploy/local/stack.sh}): {@code pg-crash}, {@code ch-crash}, {@code ch-stall 8}. */
+    public static void stack(String... command) throws Exception {
         java.nio.file.Path stack = java.nio.file.Path.of("..", "deploy", "local", "stack.sh").toAbsolutePath()
                 .normalize();
-        Process p = new ProcessBuilder("bash", stack.toString(), command).inheritIO().start();
+        List<String> argv = new ArrayList<>(List.of("bash", stack.toString()));
+        argv.addAll(List.of(command));
+        Process p = new ProcessBuilder(argv).inheritIO().start();
         if (!p.waitFor(180, java.util.concurrent.TimeUnit.SECONDS) || p.exitValue() != 0) {
-            throw new AssertionError("stack.sh " + command + " failed");
+            throw new AssertionError("stack.sh " + String.join(" ", command) + " failed");
         }
     }
 

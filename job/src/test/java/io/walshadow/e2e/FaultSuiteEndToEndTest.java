@@ -22,13 +22,20 @@ import org.junit.jupiter.api.Test;
 /**
  * Faults a production pipeline meets, each injected five times at a random moment while a pgbench-like workload
  * with TOAST-sized values runs: the walsender killed, PostgreSQL crashed ({@code -m immediate}, transactions cut
- * off mid-way), ClickHouse killed ({@code SIGKILL}, commits cut off mid-way). The job restarts from its checkpoints
- * each time; at the end every table equals PostgreSQL's (nothing lost, nothing duplicated in the live views, no
- * phantom row) and each commit is in the commit log once. Prints the table of faults and outcomes.
+ * off mid-way), ClickHouse killed ({@code SIGKILL}, commits cut off mid-way), ClickHouse frozen ({@code SIGSTOP})
+ * for longer than {@code wal_sender_timeout} (3 s here). The job restarts from its checkpoints after the first three
+ * and rides out the stall without a restart (keepalives go on while the sink is stuck); at the end every table equals
+ * PostgreSQL's (nothing lost, nothing duplicated in the live views, no phantom row) and each commit is in the commit
+ * log once. Prints the table of faults and outcomes. The faults that end the job by design (a staged partition
+ * lost, the slot invalidated, a fresh start into a used sink id) and those that need the server set up apart (the
+ * xid counter near wraparound, RocksDB's disk full) have their own tests (docs/operations.md, Faults).
  */
 class FaultSuiteEndToEndTest {
     static final int ROUNDS = 5;
     static final int ACCOUNTS = 2_000;
+    static final String STALL = "ClickHouse stalled 8 s";
+    /** A SIGSTOP this long outlasts wal_sender_timeout more than twice over. */
+    static final int STALL_SECONDS = 8;
 
     @Test
     void eachFaultFiveTimesAtRandomMomentsEndsEqualToPostgres() throws Exception {
@@ -39,7 +46,10 @@ class FaultSuiteEndToEndTest {
             LocalPg.exec(e.pg, "CREATE TABLE " + s + ".accounts (id int PRIMARY KEY, balance bigint, note text)",
                     "INSERT INTO " + s + ".accounts SELECT g, 0, NULL FROM generate_series(1, " + ACCOUNTS + ") g",
                     "CREATE TABLE " + s + ".history (account int, delta int, at timestamptz DEFAULT now())");
-            e.start(e.config("--checkpoint.interval", "1s"), null, 10_000);
+            LocalPg.exec(e.pg, "ALTER SYSTEM SET wal_sender_timeout = '3s'", "SELECT pg_reload_conf()");
+            io.walshadow.buffer.TestMetricReporter.METRICS.clear();
+            // status every second, as 10 s is to the default 60 s wal_sender_timeout
+            e.start(e.config("--checkpoint.interval", "1s", "--status.interval.ms", "1000"), null, 10_000);
             e.awaitCaughtUp(Duration.ofMinutes(2));
             AtomicBoolean stop = new AtomicBoolean();
             AtomicLong committed = new AtomicLong();
@@ -47,16 +57,18 @@ class FaultSuiteEndToEndTest {
             Thread workload = new Thread(() -> workload(s, seed, stop, committed, workloadError), "workload");
             workload.start();
             Map<String, List<Double>> recovered = new LinkedHashMap<>();
+            Map<String, Long> restarts = new LinkedHashMap<>();
             List<String> faults = new ArrayList<>();
             for (int r = 0; r < ROUNDS; r++) {
-                faults.addAll(List.of("walsender killed", "PostgreSQL crashed", "ClickHouse killed"));
+                faults.addAll(List.of("walsender killed", "PostgreSQL crashed", "ClickHouse killed", STALL));
             }
             Collections.shuffle(faults, rnd);
             try {
                 for (String fault : faults) {
                     Thread.sleep(500 + rnd.nextInt(3_000));
-                    inject(fault, e);
+                    long restartsBefore = restarts();
                     long t0 = System.nanoTime();
+                    inject(fault, e);
                     long before = committed.get();
                     // recovered: the watermark passes a commit made after the fault
                     FlinkTestJobs.awaitTrue(() -> "recovery from: " + fault, Duration.ofMinutes(3),
@@ -64,10 +76,14 @@ class FaultSuiteEndToEndTest {
                     e.reconnectPg();
                     e.awaitCaughtUp(Duration.ofMinutes(3));
                     recovered.computeIfAbsent(fault, k -> new ArrayList<>()).add((System.nanoTime() - t0) / 1e9);
+                    restarts.merge(fault, restarts() - restartsBefore, Long::sum);
                 }
             } finally {
                 stop.set(true);
                 workload.join();
+                try (Connection c = LocalPg.connect()) {
+                    LocalPg.exec(c, "ALTER SYSTEM RESET wal_sender_timeout", "SELECT pg_reload_conf()");
+                }
             }
             if (workloadError.get() != null) {
                 throw new AssertionError("the workload failed", workloadError.get());
@@ -78,13 +94,16 @@ class FaultSuiteEndToEndTest {
             e.assertEachCommitOnce();
             System.out.printf("fault suite (seed %d): %d transactions committed in PostgreSQL; tables %s equal%n",
                     seed, committed.get(), compared);
-            System.out.printf("%-22s %9s %9s %22s%n", "fault", "injected", "recovered", "seconds to caught up (median, max)");
+            System.out.printf("%-22s %9s %9s %9s %22s%n", "fault", "injected", "recovered", "restarts",
+                    "seconds to caught up (median, max)");
             for (Map.Entry<String, List<Double>> x : recovered.entrySet()) {
                 List<Double> t = new ArrayList<>(x.getValue());
                 Collections.sort(t);
-                System.out.printf("%-22s %9d %9d %15.1f, %.1f%n", x.getKey(), t.size(), t.size(), t.get(t.size() / 2),
-                        t.get(t.size() - 1));
+                System.out.printf("%-22s %9d %9d %9d %15.1f, %.1f%n", x.getKey(), t.size(), t.size(),
+                        restarts.get(x.getKey()), t.get(t.size() / 2), t.get(t.size() - 1));
             }
+            assertTrue(restarts.get(STALL) == 0, "a stall longer than wal_sender_timeout restarts nothing: "
+                    + restarts);
             assertTrue(committed.get() > 100, "the workload ran: " + committed.get());
         }
     }
@@ -99,8 +118,14 @@ class FaultSuiteEndToEndTest {
             }
             case "PostgreSQL crashed" -> E2e.stack("pg-crash");
             case "ClickHouse killed" -> E2e.stack("ch-crash");
+            case STALL -> E2e.stack("ch-stall", String.valueOf(STALL_SECONDS));
             default -> throw new IllegalArgumentException(fault);
         }
+    }
+
+    /** The job's restarts so far (Flink's numRestarts). */
+    private static long restarts() {
+        return Math.max(0, io.walshadow.buffer.TestMetricReporter.value("numRestarts"));
     }
 
     /**

@@ -63,7 +63,7 @@ class SnapshotEndToEndTest {
             JobClient job = e.start(e.config("--snapshot.chunk.pages", String.valueOf(Math.max(64, ROWS / 4000)),
                     "--checkpoint.interval", "2s"), null, 0);
             writer.start();
-            awaitSnapshotComplete(e, Duration.ofMinutes(20));
+            e.awaitSnapshotComplete(Duration.ofMinutes(20));
             double copySeconds = (System.nanoTime() - started) / 1e9;
             stop.set(true);
             writer.join();
@@ -137,7 +137,7 @@ class SnapshotEndToEndTest {
                 assertTrue(doneAtKill < total, "killed before the end: " + doneAtKill + " of " + total);
 
                 JobClient second = e.start(e.config(opts), checkpoint, 0);
-                awaitSnapshotComplete(e, Duration.ofMinutes(5));
+                e.awaitSnapshotComplete(Duration.ofMinutes(5));
                 e.awaitCaughtUp(Duration.ofMinutes(3));
                 assertEquals(total, TestMetricReporter.value("chunks_total"), "the resumed job keeps the plan");
                 String dest = "`" + e.chDatabase + "`.`" + s + "__t`";
@@ -180,7 +180,7 @@ class SnapshotEndToEndTest {
                 }
                 st.execute("UPDATE " + s + ".plain SET note = 'changed'");
             }
-            awaitSnapshotComplete(e, Duration.ofMinutes(5));
+            e.awaitSnapshotComplete(Duration.ofMinutes(5));
             try (Connection c = LocalPg.connect(); Statement st = c.createStatement()) {
                 st.execute("UPDATE " + s + ".docs SET n = n + 10 WHERE id % 2 = 0"); // after the copy
             }
@@ -215,14 +215,14 @@ class SnapshotEndToEndTest {
             String[] opts = {"--snapshot.chunk.pages", "256", "--checkpoint.interval", "1s"};
             TestMetricReporter.METRICS.clear();
             JobClient job = e.start(e.config(concat(opts, "--tables.include", first)), null, 0);
-            awaitSnapshotComplete(e, Duration.ofMinutes(3));
+            e.awaitSnapshotComplete(Duration.ofMinutes(3));
             LocalPg.exec(e.pg, "UPDATE " + s + ".b SET v = 'while excluded' WHERE id % 10 = 0",
                     "UPDATE " + s + ".a SET v = 'replicated' WHERE id <= 10");
             e.awaitCaughtUp(Duration.ofMinutes(2));
             assertEquals(1000, TableComparison.assertEqual(e.pg, e.ch, s, "a"));
             assertEquals("0", e.ch.queryString("SELECT count() FROM system.tables WHERE database = '" + e.chDatabase
                     + "' AND name = '" + s + "__b'"), "b is not replicated by the first job");
-            Path savepoint = stopWithSavepoint(job);
+            Path savepoint = E2e.stopWithSavepoint(job);
             LocalPg.exec(e.pg, "DELETE FROM " + s + ".b WHERE id % 97 = 0", "UPDATE " + s + ".b SET n = 1 WHERE id <= 50");
 
             // restored with b included and a excluded; writes to both go on while b is copied
@@ -255,7 +255,7 @@ class SnapshotEndToEndTest {
             // large values of b left unchanged by updates of another column, right after the restore
             LocalPg.exec(e.pg, "UPDATE " + s + ".b SET n = n + 100 WHERE id <= " + docs,
                     "UPDATE " + s + ".a SET v = 'after the exclusion' WHERE id <= 10");
-            awaitSnapshotComplete(e, Duration.ofMinutes(5)); // every round: the newly included table's too
+            e.awaitSnapshotComplete(Duration.ofMinutes(5)); // every round: the newly included table's too
             stop.set(true);
             writer.join();
             if (error.get() != null) {
@@ -298,10 +298,10 @@ class SnapshotEndToEndTest {
                     "1s", "--snapshot.parallelism", "1"};
             TestMetricReporter.METRICS.clear();
             JobClient job = e.start(e.config(concat(opts, "--tables.include", s + "._marker," + s + ".a")), null, 0);
-            awaitSnapshotComplete(e, Duration.ofMinutes(3));
+            e.awaitSnapshotComplete(Duration.ofMinutes(3));
             e.awaitCaughtUp(Duration.ofMinutes(2));
             long firstChunks = TestMetricReporter.value("chunks_total");
-            Path savepoint = stopWithSavepoint(job);
+            Path savepoint = E2e.stopWithSavepoint(job);
             try (var old = java.nio.file.Files.walk(e.checkpoints)) { // the restored job's checkpoints only, below
                 old.sorted(java.util.Comparator.reverseOrder()).filter(p -> !p.equals(e.checkpoints))
                         .forEach(p -> p.toFile().delete());
@@ -313,7 +313,7 @@ class SnapshotEndToEndTest {
                 long total = TestMetricReporter.value("chunks_total");
                 assertTrue(TestMetricReporter.value("chunks_done") < total, "killed before the end of the copy");
                 JobClient third = e.start(e.config(widened), checkpoint, 0);
-                awaitSnapshotComplete(e, Duration.ofMinutes(5));
+                e.awaitSnapshotComplete(Duration.ofMinutes(5));
                 LocalPg.exec(e.pg, "UPDATE " + s + ".b SET pad = 'after' WHERE id <= 100");
                 e.awaitCaughtUp(Duration.ofMinutes(3));
                 assertEquals(total, TestMetricReporter.value("chunks_total"), "the resumed job keeps the round's plan");
@@ -333,22 +333,6 @@ class SnapshotEndToEndTest {
     private static void assertNoToastValueFilled() {
         assertEquals(0, TestMetricReporter.value("toast_values_filled_superseded"), "no value filled");
         assertEquals(0, TestMetricReporter.value("toast_values_filled_mismatch"), "no value filled");
-    }
-
-    /** Waits until the snapshot metrics say the copy (every round so far) is over. */
-    private static void awaitSnapshotComplete(E2e e, Duration timeout) throws Exception {
-        FlinkTestJobs.awaitTrue(() -> "the snapshot completes (chunks " + TestMetricReporter.value("chunks_done")
-                + " of " + TestMetricReporter.value("chunks_total") + ")", timeout, () -> {
-                    e.failFastIfAJobFailed();
-                    return TestMetricReporter.value("complete") == 1;
-                });
-    }
-
-    /** Stops the job with a savepoint (how an operator changes its configuration) and returns it. */
-    private static Path stopWithSavepoint(JobClient job) throws Exception {
-        Path dir = java.nio.file.Files.createTempDirectory("walshadow-snapshot-sp");
-        return Path.of(java.net.URI.create(job.stopWithSavepoint(false, dir.toUri().toString(),
-                org.apache.flink.core.execution.SavepointFormatType.CANONICAL).get()));
     }
 
     private static String[] concat(String[] a, String... b) {
@@ -380,7 +364,7 @@ class SnapshotEndToEndTest {
             LocalPg.exec(e.pg, "UPDATE " + s + ".a SET pad = 'after' WHERE id % 1000 = 0",
                     "UPDATE " + s + ".b SET pad = 'after' WHERE id % 1000 = 0",
                     "UPDATE " + s + ".c SET pad = 'after' WHERE id % 1000 = 0");
-            awaitSnapshotComplete(e, Duration.ofMinutes(5));
+            e.awaitSnapshotComplete(Duration.ofMinutes(5));
             e.awaitCaughtUp(Duration.ofMinutes(3));
             assertEquals(150000, TableComparison.assertEqual(e.pg, e.ch, s, "a"));
             assertEquals(50000, TableComparison.assertEqual(e.pg, e.ch, s, "b"));
@@ -408,16 +392,16 @@ class SnapshotEndToEndTest {
                     "INSERT INTO " + s + ".r SELECT g, 'r' || g FROM generate_series(1, 1000) g", "CHECKPOINT");
             TestMetricReporter.METRICS.clear();
             JobClient job = e.start(e.config(), null, 0);
-            awaitSnapshotComplete(e, Duration.ofMinutes(3));
+            e.awaitSnapshotComplete(Duration.ofMinutes(3));
             LocalPg.exec(e.pg, "UPDATE " + s + ".r SET v = 'replicated' WHERE id <= 300");
             e.awaitCaughtUp(Duration.ofMinutes(2));
             assertEquals(1000, TableComparison.assertEqual(e.pg, e.ch, s, "r"));
             for (String[] filter : List.of(new String[] {"--tables.include", s + "._marker"},
                     new String[] {"--tables.include", s + ".*"})) {
-                Path sp = stopWithSavepoint(job);
+                Path sp = E2e.stopWithSavepoint(job);
                 TestMetricReporter.METRICS.clear();
                 job = e.start(e.config(filter), sp, 0);
-                awaitSnapshotComplete(e, Duration.ofMinutes(3));
+                e.awaitSnapshotComplete(Duration.ofMinutes(3));
                 e.awaitCaughtUp(Duration.ofMinutes(2));
                 if (filter[1].endsWith("_marker")) { // excluded now: what happens to r is not replicated
                     LocalPg.exec(e.pg, "DELETE FROM " + s + ".r WHERE id <= 100",
@@ -455,7 +439,7 @@ class SnapshotEndToEndTest {
                 });
                 assertEquals(0, TestMetricReporter.value("chunks_done"), "nothing copied while it runs");
                 open.commit();
-                awaitSnapshotComplete(e, Duration.ofMinutes(2));
+                e.awaitSnapshotComplete(Duration.ofMinutes(2));
                 assertEquals(0, TestMetricReporter.value("waiting_for_start_transactions_ms"));
                 e.awaitCaughtUp(Duration.ofMinutes(2));
                 assertEquals(1001, TableComparison.assertEqual(e.pg, e.ch, s, "t"));
@@ -509,7 +493,7 @@ class SnapshotEndToEndTest {
                 job.cancel().get();
                 TestMetricReporter.METRICS.clear();
                 job = e.start(e.config("--checkpoint.interval", "1s"), latestCheckpoint(e.checkpoints), 0);
-                awaitSnapshotComplete(e, Duration.ofMinutes(3));
+                e.awaitSnapshotComplete(Duration.ofMinutes(3));
                 e.awaitCaughtUp(Duration.ofMinutes(2));
                 assertEquals(0, TestMetricReporter.value("toast_held_for_seed"));
                 assertEquals(rows, TableComparison.assertEqual(e.pg, e.ch, s, "docs"));
@@ -557,7 +541,7 @@ class SnapshotEndToEndTest {
                     "ALTER TABLE " + s + ".rw ALTER COLUMN v TYPE bigint",
                     "UPDATE " + s + ".rw SET v = v * 100000 WHERE id % 13 = 0");
             e.start(e.config(opts), checkpoint, 0);
-            awaitSnapshotComplete(e, Duration.ofMinutes(4));
+            e.awaitSnapshotComplete(Duration.ofMinutes(4));
             e.awaitCaughtUp(Duration.ofMinutes(3));
             Map<String, Integer> compared = e.assertAllTablesEqual();
             assertEquals(200000, compared.get("t"));
@@ -633,7 +617,7 @@ class SnapshotEndToEndTest {
                 System.out.printf("snapshot DDL e2e: %d statements during the copy, slowest %d ms, %d of %d chunks"
                         + " done after them%n", ddl.size(), slowest, done, total);
                 assertTrue(done < total, "the DDL completed while the copy still ran: " + done + " of " + total);
-                awaitSnapshotComplete(e, Duration.ofMinutes(4));
+                e.awaitSnapshotComplete(Duration.ofMinutes(4));
                 e.awaitCaughtUp(Duration.ofMinutes(3));
                 Map<String, Integer> compared = e.assertAllTablesEqual();
                 assertEquals(150000 - 150 + 1, compared.get("t2"));
@@ -703,7 +687,7 @@ class SnapshotEndToEndTest {
                 }
                 System.out.printf("snapshot migration e2e: %d statements until the copy was planned, %d in all%n",
                         during, statements.get());
-                awaitSnapshotComplete(e, Duration.ofMinutes(3));
+                e.awaitSnapshotComplete(Duration.ofMinutes(3));
                 e.awaitCaughtUp(Duration.ofMinutes(3));
                 Map<String, Integer> compared = e.assertAllTablesEqual();
                 assertEquals(20000, compared.get("base"));
@@ -756,7 +740,7 @@ class SnapshotEndToEndTest {
                     e.awaitCaughtUp(Duration.ofMinutes(2));
                     release.release();
                 }
-                awaitSnapshotComplete(e, Duration.ofMinutes(2));
+                e.awaitSnapshotComplete(Duration.ofMinutes(2));
                 e.awaitCaughtUp(Duration.ofMinutes(2));
                 Map<String, Integer> compared = e.assertAllTablesEqual();
                 assertEquals(1, compared.get("a"), "only the row inserted after the TRUNCATE");

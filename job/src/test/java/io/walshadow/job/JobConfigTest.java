@@ -58,6 +58,29 @@ class JobConfigTest {
     }
 
     @Test
+    void passwordsFromFilesWinOverTheEnvironmentAndAnUnreadableFileIsNamed() throws Exception {
+        java.nio.file.Path dir = java.nio.file.Files.createTempDirectory("walshadow-secrets");
+        java.nio.file.Path pg = java.nio.file.Files.writeString(dir.resolve("pg"), "pg pw\n"); // as echo writes it
+        java.nio.file.Path ch = java.nio.file.Files.writeString(dir.resolve("ch"), "ch\npw"); // inner break kept
+        JobConfig c = JobConfig.from(concat(MINIMAL, "--pg.password.file", pg.toString(), "--clickhouse.url",
+                "http://ch:8123", "--clickhouse.password.file", ch.toString()),
+                Map.of(JobConfig.PG_PASSWORD_ENV, "env", JobConfig.CH_PASSWORD_ENV, "env"));
+        assertEquals("pg pw", c.pg().password());
+        assertEquals("ch\npw", c.clickhouse().password());
+        assertFalse(c.clickhouse().quarantine(), "a value that cannot be written fails the job by default");
+        IllegalArgumentException missing = assertThrows(IllegalArgumentException.class, () -> JobConfig.from(
+                concat(MINIMAL, "--pg.password.file", dir.resolve("absent").toString()), Map.of()));
+        assertTrue(missing.getMessage().startsWith("setting --pg.password.file: cannot read " + dir.resolve("absent")),
+                missing.getMessage());
+        assertTrue(JobConfig.from(concat(MINIMAL, "--clickhouse.url", "http://ch:8123", "--clickhouse.unwritable",
+                "quarantine"), Map.of()).clickhouse().quarantine());
+        IllegalArgumentException bad = assertThrows(IllegalArgumentException.class, () -> JobConfig.from(
+                concat(MINIMAL, "--clickhouse.url", "http://ch:8123", "--clickhouse.unwritable", "skip"), Map.of()));
+        assertTrue(bad.getMessage().contains("--clickhouse.unwritable must be fail or quarantine, got 'skip'"),
+                bad.getMessage());
+    }
+
+    @Test
     void clickHouseSettings() {
         assertEquals(null, JobConfig.from(MINIMAL, Map.of()).clickhouse(), "no sink without --clickhouse.url");
         IllegalArgumentException none = assertThrows(IllegalArgumentException.class,

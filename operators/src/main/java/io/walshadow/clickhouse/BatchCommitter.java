@@ -77,7 +77,7 @@ public final class BatchCommitter {
             if (s instanceof SinkStep.Insert ins) {
                 verifyStaged(b, ins, staged);
             }
-            steps.execute(s, b.batch(), b.sinkId() + "-" + b.batch() + "-" + i);
+            steps.execute(s, b.batch(), b.attempt(), b.sinkId() + "-" + b.batch() + "-" + i);
             if (!(s instanceof SinkStep.Insert)) {
                 steps.sql("INSERT INTO " + table(SinkTables.PROGRESS) + " (sink, batch, step, done_at) VALUES ("
                         + sink + ", " + b.batch() + ", " + i + ", now())");
@@ -115,8 +115,8 @@ public final class BatchCommitter {
         }
         long actual = 0;
         if (steps.exists(ins.stage())) {
-            String q = "SELECT count() FROM " + table(ins.stage()) + " WHERE " + quote(SinkTables.BATCH) + " = "
-                    + b.batch() + " AND " + quote(SinkTables.SEGMENT) + " = " + ins.segment();
+            String q = "SELECT count() FROM " + table(ins.stage()) + " WHERE " + SinkTables.stagedWhere(b.batch(),
+                    ins.segment(), b.attempt());
             actual = Long.parseLong(retry.call(q, () -> ch.queryString(q)));
         }
         if (actual != expected) {

@@ -118,7 +118,7 @@ public final class DestinationSchema {
 
     /** Column names the job's own columns use, in destination and staging tables. */
     public static final java.util.Set<String> RESERVED_COLUMNS = java.util.Set.of(LSN, COMMIT_LSN, XID, IS_DELETED,
-            TID_BLOCK, TID_OFFSET, SinkTables.BATCH, SinkTables.SEGMENT);
+            TID_BLOCK, TID_OFFSET, SinkTables.BATCH, SinkTables.SEGMENT, SinkTables.ATTEMPT);
 
     /**
      * A source column named like one of the job's columns would be silently merged with it (or fail as a duplicate

@@ -88,25 +88,26 @@ public final class RowEncoder {
      *
      * @param fullXid the committing transaction's full xid
      */
-    public int encode(RowChange r, long commitLsn, long fullXid, long batch, int segment, RowBinaryBuffer out) {
+    public int encode(RowChange r, long commitLsn, long fullXid, long batch, int segment, long attempt,
+                      RowBinaryBuffer out) {
         int start = out.size();
         try {
             switch (r.op()) {
                 case INSERT:
                 case SPECULATIVE_INSERT: // the writer passes it on only once confirmed
-                    live(r, commitLsn, fullXid, batch, segment, out);
+                    live(r, commitLsn, fullXid, batch, segment, attempt, out);
                     return 1;
                 case UPDATE: {
                     int n = 1;
                     if (identityChanged(r)) {
-                        tombstone(r, commitLsn, fullXid, batch, segment, out);
+                        tombstone(r, commitLsn, fullXid, batch, segment, attempt, out);
                         n++;
                     }
-                    live(r, commitLsn, fullXid, batch, segment, out);
+                    live(r, commitLsn, fullXid, batch, segment, attempt, out);
                     return n;
                 }
                 case DELETE:
-                    tombstone(r, commitLsn, fullXid, batch, segment, out);
+                    tombstone(r, commitLsn, fullXid, batch, segment, attempt, out);
                     return 1;
                 default:
                     throw new IllegalArgumentException("not a row to write: " + r.op());
@@ -132,7 +133,8 @@ public final class RowEncoder {
         return false;
     }
 
-    private void live(RowChange r, long commitLsn, long fullXid, long batch, int segment, RowBinaryBuffer out) {
+    private void live(RowChange r, long commitLsn, long fullXid, long batch, int segment, long attempt,
+                      RowBinaryBuffer out) {
         RelationDescriptor written = r.descriptor();
         for (int i = 0; i < attnums.size(); i++) {
             int a = attnums.get(i);
@@ -159,11 +161,12 @@ public final class RowEncoder {
             }
             write(i, v, r, out);
         }
-        meta(r.lsn(), commitLsn, fullXid, false, r.newTid(), batch, segment, out);
+        meta(r.lsn(), commitLsn, fullXid, false, r.newTid(), batch, segment, attempt, out);
         out.endRow();
     }
 
-    private void tombstone(RowChange r, long commitLsn, long fullXid, long batch, int segment, RowBinaryBuffer out) {
+    private void tombstone(RowChange r, long commitLsn, long fullXid, long batch, int segment, long attempt,
+                      RowBinaryBuffer out) {
         Tid tid = r.oldTid();
         if (table.keyedByTid()) {
             if (tid == null) {
@@ -182,7 +185,7 @@ public final class RowEncoder {
                 codecs.get(i).writeAbsent(out);
             }
         }
-        meta(r.lsn(), commitLsn, fullXid, true, tid, batch, segment, out);
+        meta(r.lsn(), commitLsn, fullXid, true, tid, batch, segment, attempt, out);
         out.endRow();
     }
 
@@ -195,7 +198,7 @@ public final class RowEncoder {
     }
 
     private void meta(long lsn, long commitLsn, long fullXid, boolean deleted, Tid tid, long batch, int segment,
-                      RowBinaryBuffer out) {
+                      long attempt, RowBinaryBuffer out) {
         out.i64(lsn);
         out.i64(commitLsn);
         out.i64(fullXid);
@@ -204,8 +207,7 @@ public final class RowEncoder {
             out.i32(tid == null ? 0 : (int) tid.block());
             out.i16(tid == null ? 0 : tid.offset());
         }
-        out.i64(batch);
-        out.i32(segment);
+        SinkTables.stagingSuffix(out, batch, segment, attempt);
     }
 
     private String keyNames() {

@@ -19,7 +19,11 @@ import java.util.regex.Pattern;
  *   <li>{@code _walshadow_commit_log}: one row per drained commit.
  *   <li>{@code _walshadow_progress}: the DDL steps a committer finished, so a retried batch does not repeat them.
  *   <li>{@code _walshadow_stage_<sink>_<hash>}: staging tables, one per destination table shape, partitioned by
- *       batch; a batch's rows sit there until its checkpoint completes.
+ *       batch; a batch's rows sit there until its checkpoint completes. Each row carries the batch, the segment
+ *       (between DDL steps) and the writer attempt that staged it: a restored attempt reuses the batch number of
+ *       the unfinished batch, which a writer cut off from the job may still be writing into.
+ *       ({@code _a} names: tables of the layout with {@code _attempt}; earlier ones serve committables of earlier
+ *       builds.)
  *   <li>views {@code _walshadow_committed} (the watermark, and whether a commit is in progress) and
  *       {@code <dest>__live} (the table's live rows: FINAL, without tombstones).
  * </ul>
@@ -27,12 +31,15 @@ import java.util.regex.Pattern;
 public final class SinkTables {
     public static final String WATERMARK = "_walshadow_watermark";
     public static final String COMMIT_LOG = "_walshadow_commit_log";
+    /** The tables each sink quarantined ({@code clickhouse.unwritable quarantine}): one row per table, while it is. */
+    public static final String QUARANTINE = "_walshadow_quarantine";
     public static final String PROGRESS = "_walshadow_progress";
     public static final String COMMITTED_VIEW = "_walshadow_committed";
     public static final String STAGE_PREFIX = "_walshadow_stage_";
     public static final String LIVE_SUFFIX = "__live";
     public static final String BATCH = "_batch";
     public static final String SEGMENT = "_seg";
+    public static final String ATTEMPT = "_attempt";
     private static final Pattern SINK_ID = Pattern.compile("[A-Za-z0-9_]{1,64}");
 
     /** Columns of the commit log, in table order (what the writer stages for it). */
@@ -60,6 +67,9 @@ public final class SinkTables {
                         + " commit_lsn UInt64, commit_lsn_text String, commit_time DateTime('UTC'), commit_time_us Int64,"
                         + " tables Array(String), schema_change UInt8, changes UInt64, gid String, batch UInt64)"
                         + " ENGINE = ReplacingMergeTree ORDER BY (sink, commit_seq)",
+                "CREATE TABLE IF NOT EXISTS " + d + quote(QUARANTINE) + " (sink String, relation UInt32,"
+                        + " table String, destination String, lsn UInt64, lsn_text String, reason String,"
+                        + " quarantined_at DateTime('UTC')) ENGINE = ReplacingMergeTree ORDER BY (sink, relation)",
                 "CREATE TABLE IF NOT EXISTS " + d + quote(PROGRESS) + " (sink String, batch UInt64, step UInt32,"
                         + " done_at DateTime('UTC')) ENGINE = ReplacingMergeTree ORDER BY (sink, batch, step)",
                 // One row per sink: the newest finished batch's last commit, and whether a later batch started.
@@ -75,7 +85,7 @@ public final class SinkTables {
 
     /** Staging table of a destination table's current shape (same name after a restore: it is derived). */
     public static String stageName(String sinkId, DestTable t) {
-        StringBuilder key = new StringBuilder(t.destName()).append('\0').append(t.keyedByTid());
+        StringBuilder key = new StringBuilder("a\0").append(t.destName()).append('\0').append(t.keyedByTid());
         if (t.tids() && !t.keyedByTid()) {
             key.append("\0tids"); // a keyed table with TID columns stages them too
         }
@@ -95,7 +105,7 @@ public final class SinkTables {
     }
 
     public static String commitLogStage(String sinkId) {
-        return STAGE_PREFIX + sinkId + "_commit_log";
+        return STAGE_PREFIX + sinkId + "_commit_log_a";
     }
 
     /** Destination columns of a table in staging order: source columns, then the replication columns. */
@@ -136,8 +146,21 @@ public final class SinkTables {
 
     private static String createStage(String db, String stage, List<String> defs) {
         return "CREATE TABLE IF NOT EXISTS " + quote(db) + "." + quote(stage) + " (" + String.join(", ", defs)
-                + ", " + quote(BATCH) + " UInt64, " + quote(SEGMENT) + " UInt32) ENGINE = MergeTree PARTITION BY "
-                + quote(BATCH) + " ORDER BY tuple()";
+                + ", " + quote(BATCH) + " UInt64, " + quote(SEGMENT) + " UInt32, " + quote(ATTEMPT) + " UInt64)"
+                + " ENGINE = MergeTree PARTITION BY " + quote(BATCH) + " ORDER BY tuple()";
+    }
+
+    /** The staging columns that end every staged row: batch, segment, attempt. */
+    public static void stagingSuffix(RowBinaryBuffer out, long batch, int segment, long attempt) {
+        out.i64(batch);
+        out.i32(segment);
+        out.i64(attempt);
+    }
+
+    /** The rows of one batch segment that one attempt staged (0: a batch of a build before attempts, all rows). */
+    public static String stagedWhere(long batch, int segment, long attempt) {
+        return quote(BATCH) + " = " + batch + " AND " + quote(SEGMENT) + " = " + segment
+                + (attempt == 0 ? "" : " AND " + quote(ATTEMPT) + " = " + Long.toUnsignedString(attempt));
     }
 
     static String hash(String s) {

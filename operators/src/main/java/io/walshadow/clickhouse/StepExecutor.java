@@ -33,15 +33,14 @@ public final class StepExecutor {
      * @param dedupToken identifies this step of this batch: on servers that deduplicate non-replicated inserts by
      *     token, a repeated INSERT of the same step inserts nothing
      */
-    public void execute(SinkStep step, long batch, String dedupToken) throws InterruptedException {
+    public void execute(SinkStep step, long batch, long attempt, String dedupToken) throws InterruptedException {
         String t = step.table();
         if (step instanceof SinkStep.Insert i) {
             String cols = String.join(", ", i.columns().stream().map(DestinationSchema::quote).toList());
             String settings = caps.insertDeduplicationToken() && caps.nonReplicatedDeduplicationWindow()
                     ? " SETTINGS insert_deduplication_token = " + ColumnCodec.quote(dedupToken) : "";
             sql("INSERT INTO " + name(t) + " (" + cols + ")" + settings + " SELECT " + cols + " FROM "
-                    + name(i.stage()) + " WHERE " + quote(SinkTables.BATCH) + " = " + batch + " AND "
-                    + quote(SinkTables.SEGMENT) + " = " + i.segment());
+                    + name(i.stage()) + " WHERE " + SinkTables.stagedWhere(batch, i.segment(), attempt));
         } else if (step instanceof SinkStep.CreateTable c) {
             if (t.endsWith(SinkTables.LIVE_SUFFIX) && "View".equals(engine(t))) {
                 throw new IllegalStateException("cannot create ClickHouse table " + db + "." + t + ": that name is the"

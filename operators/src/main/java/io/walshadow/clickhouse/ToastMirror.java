@@ -75,10 +75,9 @@ public final class ToastMirror {
 
     /** A chunk birth at {@code tid}, in {@link #COLUMNS} order, then the staging columns. */
     public static void birth(RowBinaryBuffer out, Tid tid, long valueId, int seq, byte[] data, long lsn, long batch,
-                             int segment) {
+                             int segment, long attempt) {
         chunk(out, tid, valueId, seq, data, lsn);
-        out.i64(batch);
-        out.i32(segment);
+        SinkTables.stagingSuffix(out, batch, segment, attempt);
         out.endRow();
     }
 
@@ -99,7 +98,7 @@ public final class ToastMirror {
     }
 
     /** A tombstone at {@code tid}: {@code (blkno, offnum, 0, 0, '', lsn, 1)}; merges reclaim the chunk it covers. */
-    public static void tombstone(RowBinaryBuffer out, Tid tid, long lsn, long batch, int segment) {
+    public static void tombstone(RowBinaryBuffer out, Tid tid, long lsn, long batch, int segment, long attempt) {
         out.i32((int) tid.block());
         out.i16(tid.offset());
         out.i32(0);
@@ -107,8 +106,7 @@ public final class ToastMirror {
         out.bytes(new byte[0]);
         out.i64(lsn);
         out.u8(1);
-        out.i64(batch);
-        out.i32(segment);
+        SinkTables.stagingSuffix(out, batch, segment, attempt);
         out.endRow();
     }
 

@@ -50,6 +50,11 @@ public final class PgConnectionConfig implements Serializable {
         return user;
     }
 
+    /** The password (never logged: {@link #toString()} masks it). */
+    public String password() {
+        return password;
+    }
+
     public String jdbcUrl() {
         return "jdbc:postgresql://" + host + ":" + port + "/" + database;
     }

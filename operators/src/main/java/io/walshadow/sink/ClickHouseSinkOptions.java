@@ -17,10 +17,23 @@ import java.util.Objects;
  * @param flushBytes staged rows buffered per writer before they go to the staging tables
  * @param retryTimeout how long ClickHouse calls are retried before the job fails
  * @param toastMirrors chunk rows of TOAST relations go to TOAST mirrors (toast.mode clickhouse)
+ * @param quarantine a value the sink cannot write quarantines its table (the others go on) instead of failing the
+ *     job ({@code clickhouse.unwritable})
+ * @param tables the table filter's spec ({@link io.walshadow.catalog.CatalogFilter#spec()}; null: every table): a
+ *     restore releases quarantined tables it excludes
  */
 public record ClickHouseSinkOptions(String endpoint, String user, String password, String database,
                                     String rootCertificate, String sinkId, boolean dropTables, long flushBytes,
-                                    Duration retryTimeout, boolean toastMirrors) implements Serializable {
+                                    Duration retryTimeout, boolean toastMirrors, boolean quarantine, String tables)
+        implements Serializable {
+    /** Failing the job on a value it cannot write, for every table. */
+    public ClickHouseSinkOptions(String endpoint, String user, String password, String database,
+                                 String rootCertificate, String sinkId, boolean dropTables, long flushBytes,
+                                 Duration retryTimeout, boolean toastMirrors) {
+        this(endpoint, user, password, database, rootCertificate, sinkId, dropTables, flushBytes, retryTimeout,
+                toastMirrors, false, null);
+    }
+
     public ClickHouseSinkOptions {
         Objects.requireNonNull(endpoint, "clickhouse.url");
         Objects.requireNonNull(user, "clickhouse.user");
@@ -31,6 +44,11 @@ public record ClickHouseSinkOptions(String endpoint, String user, String passwor
         }
     }
 
+    /** The tables the job replicates. */
+    public io.walshadow.catalog.CatalogFilter filter() {
+        return tables == null ? io.walshadow.catalog.CatalogFilter.all() : io.walshadow.catalog.CatalogFilter.fromSpec(tables);
+    }
+
     public ClickHouseConnection connect() {
         return new ClickHouseConnection(endpoint, user, password == null ? "" : password, database, rootCertificate);
     }
@@ -39,6 +57,7 @@ public record ClickHouseSinkOptions(String endpoint, String user, String passwor
     public String toString() {
         return "ClickHouseSinkOptions{" + user + "@" + endpoint + "/" + database + ", sink " + sinkId + ", password="
                 + (password == null || password.isEmpty() ? "<none>" : "******") + ", on drop "
-                + (dropTables ? "drop" : "retain") + (toastMirrors ? ", TOAST mirrors" : "") + "}";
+                + (dropTables ? "drop" : "retain") + (toastMirrors ? ", TOAST mirrors" : "")
+                + (quarantine ? ", unwritable values quarantine their table" : "") + "}";
     }
 }

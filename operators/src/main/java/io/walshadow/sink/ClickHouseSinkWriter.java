@@ -22,6 +22,7 @@ import io.walshadow.clickhouse.ServerCapabilities;
 import io.walshadow.clickhouse.SinkTables;
 import io.walshadow.clickhouse.StepExecutor;
 import io.walshadow.clickhouse.ToastMirror;
+import io.walshadow.clickhouse.ValueConversionException;
 import io.walshadow.heap.Tid;
 import io.walshadow.pg.PgConnectionConfig;
 import io.walshadow.state.DestTable;
@@ -98,6 +99,13 @@ final class ClickHouseSinkWriter implements CommittingSinkWriter<Drained, SinkBa
 
     // the batch
     private long batch;
+    /**
+     * This writer's attempt, in every row it stages: a restored attempt reuses the batch number of the batch left
+     * unfinished, and a writer of an earlier attempt cut off from the job (a zombie) may still be writing into that
+     * partition; the committer takes only the rows of the attempt named in the committable. Random: attempts of
+     * different jobs restored from one checkpoint must differ too.
+     */
+    private final long attempt = newAttempt();
     private int segment;
     /** Destination (or mirror) name to the segment after the batch's last DDL step on it. */
     private final Map<String, Integer> touchedAt = new HashMap<>();
@@ -136,6 +144,7 @@ final class ClickHouseSinkWriter implements CommittingSinkWriter<Drained, SinkBa
     private final Counter ddlSteps;
     private final Counter toastChunks;
     private final Counter snapshotSuperseded;
+    private final Quarantine quarantine;
 
     private static final class Stage {
         final String name;
@@ -189,6 +198,7 @@ final class ClickHouseSinkWriter implements CommittingSinkWriter<Drained, SinkBa
         Counter retries = g.counter("writer_retries");
         ch = options.connect();
         retry = new Retrier(options.retryTimeout(), retries::inc);
+        quarantine = new Quarantine(sinkId, ch, retry, g);
         try {
             caps = retry.call("SELECT version()", () -> ServerCapabilities.probe(ch));
             executor = new StepExecutor(ch, caps, retry);
@@ -203,6 +213,7 @@ final class ClickHouseSinkWriter implements CommittingSinkWriter<Drained, SinkBa
                 restored.tables().forEach(t -> tables.put(t.relOid(), t));
                 retireDue = restored.retireMirrors();
                 droppedRelations.addAll(restored.droppedRelations());
+                quarantine.restore(restored.quarantined(), options.filter());
                 dropStagedFrom(restored.nextBatch());
                 // Above every committed batch too: restored from an older savepoint, numbers it already used
                 // may have been committed since, with other commits in them.
@@ -210,6 +221,7 @@ final class ClickHouseSinkWriter implements CommittingSinkWriter<Drained, SinkBa
             } else {
                 dropStagedFrom(0);
                 batch = nextFreshBatch();
+                quarantine.restore(List.of(), options.filter());
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
@@ -218,8 +230,16 @@ final class ClickHouseSinkWriter implements CommittingSinkWriter<Drained, SinkBa
             throw new IOException("sink " + sinkId + " could not start: " + e.getMessage(), e);
         }
         planner = new SchemaPlanner(ch.database(), caps, options.dropTables());
-        LOG.info("ClickHouse sink {} on {} (server {}), {} destination tables, batch {}", sinkId, ch, caps.version(),
-                tables.size(), batch);
+        LOG.info("ClickHouse sink {} on {} (server {}), {} destination tables, batch {}, attempt {}", sinkId, ch,
+                caps.version(), tables.size(), batch, Long.toUnsignedString(attempt));
+    }
+
+    private static long newAttempt() {
+        long a;
+        do {
+            a = new java.security.SecureRandom().nextLong();
+        } while (a == 0); // 0 marks batches staged without an attempt
+        return a;
     }
 
     /** New value decoders and encoders: the types a commit brought (or a reload) may differ from the cached ones. */
@@ -354,7 +374,7 @@ final class ClickHouseSinkWriter implements CommittingSinkWriter<Drained, SinkBa
     private void truncate(TruncateChange t) {
         for (RelationDescriptor d : t.relations()) {
             DestTable dest = isToast(d) ? null : tables.get(d.relOid());
-            if (dest != null) {
+            if (dest != null && !quarantine.skips(d.relOid())) {
                 List<SinkStep> truncates = new ArrayList<>(2);
                 truncates.add(new SinkStep.Truncate(dest.destName()));
                 if (options.toastMirrors() && d.toastRelOid() != 0) {
@@ -386,7 +406,7 @@ final class ClickHouseSinkWriter implements CommittingSinkWriter<Drained, SinkBa
         return d != null && d.relkind() == 't';
     }
 
-    private void row(DrainedChange c, RowChange r) {
+    private void row(DrainedChange c, RowChange r) throws InterruptedException {
         if (isToast(r.descriptor())) {
             if (options.toastMirrors()) {
                 mirror(r);
@@ -397,6 +417,9 @@ final class ClickHouseSinkWriter implements CommittingSinkWriter<Drained, SinkBa
         }
         int rel = r.relOid();
         if (c.fullXid() == 0 && lateSnapshotRow(rel, r.rel())) {
+            return;
+        }
+        if (quarantine.skips(rel)) {
             return;
         }
         RelFileLocator rewritten = rewrittenTo.get(rel);
@@ -446,7 +469,16 @@ final class ClickHouseSinkWriter implements CommittingSinkWriter<Drained, SinkBa
         }
         int before = stage.rows.size();
         int seg = segmentFor(stage, dest.destName());
-        int n = tgt.encoder().encode(r, c.commitLsn(), c.fullXid(), batch, seg, stage.rows);
+        int n;
+        try {
+            n = tgt.encoder().encode(r, c.commitLsn(), c.fullXid(), batch, seg, attempt, stage.rows);
+        } catch (ValueConversionException e) {
+            if (!options.quarantine()) {
+                throw e;
+            }
+            quarantine.add(r, dest.destName(), e);
+            return;
+        }
         staged(stage, dest.destName(), tgt.columns(), before, n, seg);
     }
 
@@ -497,13 +529,13 @@ final class ClickHouseSinkWriter implements CommittingSinkWriter<Drained, SinkBa
         int n = 0;
         int seg = segmentFor(stage, mirror);
         if (r.oldTid() != null && (r.op() == RowChange.Op.DELETE || r.op() == RowChange.Op.UPDATE)) {
-            ToastMirror.tombstone(stage.rows, r.oldTid(), r.lsn(), batch, seg);
+            ToastMirror.tombstone(stage.rows, r.oldTid(), r.lsn(), batch, seg, attempt);
             n++;
         }
         Object[] v = r.newValues();
         if (r.newTid() != null && v != null && v.length == 3 && v[0] instanceof Long id && v[1] instanceof Integer seq
                 && v[2] instanceof byte[] data && (r.op() == RowChange.Op.INSERT || r.op() == RowChange.Op.UPDATE)) {
-            ToastMirror.birth(stage.rows, r.newTid(), id, seq, data, r.lsn(), batch, seg);
+            ToastMirror.birth(stage.rows, r.newTid(), id, seq, data, r.lsn(), batch, seg, attempt);
             n++;
         }
         if (n == 0) {
@@ -556,8 +588,7 @@ final class ClickHouseSinkWriter implements CommittingSinkWriter<Drained, SinkBa
         out.i64(c.changes());
         out.string(c.gid() == null ? "" : c.gid());
         out.i64(batch);
-        out.i64(batch);
-        out.i32(0);
+        SinkTables.stagingSuffix(out, batch, 0, attempt);
         out.endRow();
         buffered += out.size() - start;
         commits++;
@@ -636,7 +667,7 @@ final class ClickHouseSinkWriter implements CommittingSinkWriter<Drained, SinkBa
         }
         SinkBatch b = new SinkBatch(sinkId, batch, out, commits, rows, last == null ? 0 : last.commitSeq(),
                 last == null ? 0 : last.commitLsn(), last == null ? 0 : last.fullXid(),
-                last == null ? 0 : last.commitTime());
+                last == null ? 0 : last.commitTime(), attempt);
         batch++;
         segment = 0;
         touchedAt.clear();
@@ -650,7 +681,7 @@ final class ClickHouseSinkWriter implements CommittingSinkWriter<Drained, SinkBa
     @Override
     public List<SinkWriterState> snapshotState(long checkpointId) {
         return List.of(new SinkWriterState(sinkId, batch, new ArrayList<>(tables.values()), retireDue,
-                new ArrayList<>(droppedRelations), types.stream()));
+                new ArrayList<>(droppedRelations), types.stream(), quarantine.list()));
     }
 
     @Override

@@ -12,8 +12,8 @@ import org.apache.flink.metrics.reporter.MetricReporter;
 import org.apache.flink.metrics.reporter.MetricReporterFactory;
 
 /**
- * Keeps the transaction buffer's, the TOAST stage's, the WAL source's and the decoder's lag metrics of the MiniCluster (the newest registration of each
- * name) for tests.
+ * Keeps the transaction buffer's, the TOAST stage's, the WAL source's, the decoder's, the sink's metrics and the
+ * job's restart count of the MiniCluster (the newest registration of each name) for tests.
  */
 public final class TestMetricReporter implements MetricReporter, MetricReporterFactory {
     public static final Map<String, Metric> METRICS = new ConcurrentHashMap<>();
@@ -33,6 +33,7 @@ public final class TestMetricReporter implements MetricReporter, MetricReporterF
     public void notifyOfAddedMetric(Metric metric, String name, MetricGroup group) {
         String id = group.getMetricIdentifier(name);
         if (id.contains("xact_buffer") || id.contains(".toast.") || id.contains(".wal.") || id.contains(".snapshot.") || id.contains(".decoder.catalog_")
+                || id.contains(".clickhouse_sink.") || id.endsWith(".numRestarts")
                 || id.endsWith("commit_lag_ms") || id.endsWith("_per_second") || id.endsWith("snapshot_rows_superseded")) {
             METRICS.put(name, metric);
         }

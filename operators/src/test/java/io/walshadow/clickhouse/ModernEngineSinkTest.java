@@ -54,6 +54,8 @@ import org.junit.jupiter.api.Test;
  */
 class ModernEngineSinkTest {
     private static final String SINK = "modern";
+    /** A writer attempt other than 0, so the committer's inserts filter on it. */
+    private static final long ATTEMPT = 0x8000_0000_0000_0007L;
     private static final UUID U1 = UUID.fromString("61f0c404-5cb3-11e7-907b-a6006ad3dba0");
     private static final UUID U2 = UUID.fromString("00000000-0000-0000-0000-000000000002");
 
@@ -130,12 +132,14 @@ class ModernEngineSinkTest {
             ten[3] = "ten";
             ten[7] = "L10";
             int staged = 0;
-            staged += enc1.encode(change(RowChange.Op.INSERT, d1, 0x1000, one, null), lsnA, 700, 1, 0, rows);
-            staged += enc1.encode(change(RowChange.Op.INSERT, d1, 0x1100, two, null), lsnA, 700, 1, 0, rows);
-            staged += enc1.encode(change(RowChange.Op.INSERT, d1, 0x1200, three, null), lsnA, 700, 1, 0, rows);
-            staged += enc1.encode(change(RowChange.Op.UPDATE, d1, 0x1300, twoV2, null), lsnB, 701, 1, 0, rows);
-            staged += enc1.encode(change(RowChange.Op.DELETE, d1, 0x1400, null, key(d1, 3L)), lsnB, 701, 1, 0, rows);
-            staged += enc1.encode(change(RowChange.Op.UPDATE, d1, 0x1500, ten, key(d1, 1L)), lsnB, 701, 1, 0, rows);
+            staged += enc1.encode(change(RowChange.Op.INSERT, d1, 0x1000, one, null), lsnA, 700, 1, 0, ATTEMPT, rows);
+            staged += enc1.encode(change(RowChange.Op.INSERT, d1, 0x1100, two, null), lsnA, 700, 1, 0, ATTEMPT, rows);
+            staged += enc1.encode(change(RowChange.Op.INSERT, d1, 0x1200, three, null), lsnA, 700, 1, 0, ATTEMPT, rows);
+            staged += enc1.encode(change(RowChange.Op.UPDATE, d1, 0x1300, twoV2, null), lsnB, 701, 1, 0, ATTEMPT, rows);
+            staged += enc1.encode(change(RowChange.Op.DELETE, d1, 0x1400, null, key(d1, 3L)),
+                    lsnB, 701, 1, 0, ATTEMPT, rows);
+            staged += enc1.encode(change(RowChange.Op.UPDATE, d1, 0x1500, ten, key(d1, 1L)),
+                    lsnB, 701, 1, 0, ATTEMPT, rows);
             assertEquals(7, staged, "the key change is a tombstone of the old key and a live row");
             steps.add(stage(ch, t1, rows, 1, 0));
 
@@ -151,9 +155,9 @@ class ModernEngineSinkTest {
             Object[] four = {4L, ts("1969-07-20T20:17:40.000001Z"), num("0.001"), "four", text(), null,
                     date(2105, 12, 31), null, 40};
             Object[] five = {5L, ts("2024-03-01T00:00:00.5Z"), null, "five", null, null, null, "L5"};
-            staged += enc2.encode(change(RowChange.Op.INSERT, d2, 0x3000, four, null), lsnD, 703, 1, 1, rows);
+            staged += enc2.encode(change(RowChange.Op.INSERT, d2, 0x3000, four, null), lsnD, 703, 1, 1, ATTEMPT, rows);
             // written with the shape before the ALTER: qty reads PostgreSQL's missing value, note lands in remark
-            staged += enc2.encode(change(RowChange.Op.INSERT, d1, 0x3010, five, null), lsnD, 703, 1, 1, rows);
+            staged += enc2.encode(change(RowChange.Op.INSERT, d1, 0x3010, five, null), lsnD, 703, 1, 1, ATTEMPT, rows);
             steps.add(stage(ch, t2, rows, 1, 1));
 
             RowBinaryBuffer log = new RowBinaryBuffer(256);
@@ -165,7 +169,7 @@ class ModernEngineSinkTest {
             ch.insertRowBinary(quote(db) + "." + quote(SinkTables.commitLogStage(SINK)), log);
             steps.add(new SinkStep.Insert(SinkTables.COMMIT_LOG, SinkTables.commitLogStage(SINK),
                     SinkTables.COMMIT_LOG_COLUMNS, 0, 4));
-            SinkBatch batch1 = new SinkBatch(SINK, 1, steps, 4, staged, 4, lsnD, 703, commitTime(4));
+            SinkBatch batch1 = new SinkBatch(SINK, 1, steps, 4, staged, 4, lsnD, 703, commitTime(4), ATTEMPT);
             assertTrue(committer.commit(batch1));
 
             String create = ch.queryString("SHOW CREATE TABLE " + destSql);
@@ -251,10 +255,10 @@ class ModernEngineSinkTest {
             // token, and the table (non_replicated_deduplication_window) stores it once, visible without FINAL
             Object[] six = {6L, ts("2024-03-02T00:00:00.000006Z"), null, "six", text(), null, null, "L6", 6};
             Object[] seven = {7L, ts("2024-03-02T00:00:00.000007Z"), null, "seven", text(), null, null, "L7", 7};
-            enc2.encode(change(RowChange.Op.INSERT, d2, 0x4000, six, null), 0x4100, 704, 2, 0, rows);
-            enc2.encode(change(RowChange.Op.INSERT, d2, 0x4010, seven, null), 0x4100, 704, 2, 0, rows);
+            enc2.encode(change(RowChange.Op.INSERT, d2, 0x4000, six, null), 0x4100, 704, 2, 0, ATTEMPT, rows);
+            enc2.encode(change(RowChange.Op.INSERT, d2, 0x4010, seven, null), 0x4100, 704, 2, 0, ATTEMPT, rows);
             SinkBatch batch2 = new SinkBatch(SINK, 2, List.of(stage(ch, t2, rows, 2, 0)), 1, 2, 5, 0x4100, 704,
-                    commitTime(5));
+                    commitTime(5), ATTEMPT);
             ch.crashAfter = s -> s.startsWith("INSERT INTO " + destSql);
             assertThrows(IllegalStateException.class, () -> committer.commit(batch2));
             assertEquals(stored + 2, count(ch, destSql));
@@ -279,12 +283,12 @@ class ModernEngineSinkTest {
             assertEquals(List.of(new SinkStep.RenameTable(dest, dest3)), renamed.steps());
             Object[] eight = {8L, ts("2024-03-03T00:00:00.000008Z"), num("8.8"), "eight", text("e"), U1,
                     date(2024, 3, 3), "L8", 8};
-            enc2.encode(change(RowChange.Op.INSERT, d2, 0x5100, eight, null), 0x5200, 705, 3, 1, rows);
+            enc2.encode(change(RowChange.Op.INSERT, d2, 0x5100, eight, null), 0x5200, 705, 3, 1, ATTEMPT, rows);
             List<SinkStep> steps3 = new ArrayList<>();
             steps3.add(new SinkStep.Truncate(dest));
             steps3.add(stage(ch, t2, rows, 3, 1));
             steps3.addAll(renamed.steps());
-            assertTrue(committer.commit(new SinkBatch(SINK, 3, steps3, 2, 1, 7, 0x5200, 705, commitTime(7))));
+            assertTrue(committer.commit(new SinkBatch(SINK, 3, steps3, 2, 1, 7, 0x5200, 705, commitTime(7), ATTEMPT)));
             assertEquals(List.of(row(dest3), row(dest3 + SinkTables.LIVE_SUFFIX)), rows(ch, "SELECT name FROM"
                     + " system.tables WHERE database = '" + db + "' AND name LIKE '" + schema + "%' ORDER BY name"));
             String dest3Sql = quote(db) + "." + quote(dest3);
@@ -363,8 +367,7 @@ class ModernEngineSinkTest {
         out.i64(changes);
         out.string("");
         out.i64(batch);
-        out.i64(batch); // _batch
-        out.i32(0); // _seg
+        SinkTables.stagingSuffix(out, batch, 0, ATTEMPT);
         out.endRow();
     }
 

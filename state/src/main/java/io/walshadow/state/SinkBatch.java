@@ -12,10 +12,19 @@ import java.util.List;
  * @param steps in order
  * @param commits drained commits in the batch
  * @param lastCommitSeq commit sequence of the batch's last commit: the watermark once committed
+ * @param attempt the writer attempt that staged the rows ({@code _attempt} in staging tables): its insert steps
+ *     take only that attempt's rows, so a writer cut off from the job (a zombie still writing into the partition a
+ *     restored attempt reuses) cannot add to them; 0 for batches of builds that staged no attempt
  */
 public record SinkBatch(String sinkId, long batch, List<SinkStep> steps, long commits, long rows, long lastCommitSeq,
-                        long lastCommitLsn, long lastFullXid, long lastCommitTime) {
+                        long lastCommitLsn, long lastFullXid, long lastCommitTime, long attempt) {
     public SinkBatch {
         steps = List.copyOf(steps);
+    }
+
+    /** A batch without an attempt stamp (staged by a build before attempts). */
+    public SinkBatch(String sinkId, long batch, List<SinkStep> steps, long commits, long rows, long lastCommitSeq,
+                     long lastCommitLsn, long lastFullXid, long lastCommitTime) {
+        this(sinkId, batch, steps, commits, rows, lastCommitSeq, lastCommitLsn, lastFullXid, lastCommitTime, 0);
     }
 }

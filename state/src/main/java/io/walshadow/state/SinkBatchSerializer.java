@@ -14,7 +14,7 @@ import org.apache.flink.core.memory.DataOutputSerializer;
  * committed. Version {@value #VERSION} (primitives as in {@link Wire}):
  * <pre>
  *   string sinkId, uvarlong batch, uvarlong commits, uvarlong rows, long lastCommitSeq, long lastCommitLsn,
- *   long lastFullXid, long lastCommitTime, count n, n x step
+ *   long lastFullXid, long lastCommitTime, long attempt, count n, n x step
  * step: byte kind, string table, then by kind
  *   1 CreateTable: string sql          2 AddColumn: string column, type, defaultExpr
  *   3 DropColumn: string column        4 RenameColumn: string from, to, type
@@ -23,12 +23,13 @@ import org.apache.flink.core.memory.DataOutputSerializer;
  *   10 ToastBarrier: long bornFrom, long lsn
  *   11 CopyLive: string to, count m, m x string column
  * </pre>
- * Version 1 is version 2 without kind 10; version 2 is version 3 without kind 11.
+ * Version 1 is version 2 without kind 10; version 2 is version 3 without kind 11; version 3 is version 4 without
+ * the attempt (read as 0: no filter).
  */
 public final class SinkBatchSerializer implements SimpleVersionedSerializer<SinkBatch>, java.io.Serializable {
     private static final long serialVersionUID = 1L;
     public static final SinkBatchSerializer INSTANCE = new SinkBatchSerializer();
-    static final int VERSION = 3;
+    static final int VERSION = 4;
 
     @Override
     public int getVersion() {
@@ -46,6 +47,7 @@ public final class SinkBatchSerializer implements SimpleVersionedSerializer<Sink
         out.writeLong(b.lastCommitLsn());
         out.writeLong(b.lastFullXid());
         out.writeLong(b.lastCommitTime());
+        out.writeLong(b.attempt());
         Wire.writeCount(out, b.steps().size());
         for (SinkStep s : b.steps()) {
             writeStep(out, s);
@@ -68,12 +70,13 @@ public final class SinkBatchSerializer implements SimpleVersionedSerializer<Sink
         long lsn = in.readLong();
         long xid = in.readLong();
         long time = in.readLong();
+        long attempt = version >= 4 ? in.readLong() : 0;
         int n = Wire.readCount(in, "steps");
         List<SinkStep> steps = new ArrayList<>(n);
         for (int i = 0; i < n; i++) {
             steps.add(readStep(in));
         }
-        return new SinkBatch(sinkId, batch, steps, commits, rows, seq, lsn, xid, time);
+        return new SinkBatch(sinkId, batch, steps, commits, rows, seq, lsn, xid, time, attempt);
     }
 
     static void writeStep(DataOutput out, SinkStep s) throws IOException {

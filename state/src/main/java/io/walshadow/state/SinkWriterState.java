@@ -9,15 +9,21 @@ import java.util.List;
  * mirrors to retire (empty) in the next batch: their TOAST relation was dropped in the checkpoint's batch, and only
  * once a later checkpoint completed can no restore re-read a row that refers to them; the relations the stream
  * dropped, whose initial-snapshot rows still in flight must not bring their destination back; and the types the
- * stream sent with its catalog changes (the destination tables' columns map with them).
+ * stream sent with its catalog changes (the destination tables' columns map with them); the tables in quarantine.
  */
 public record SinkWriterState(String sinkId, long nextBatch, List<DestTable> tables, List<String> retireMirrors,
-                              List<Integer> droppedRelations, TypeSet types) {
+                              List<Integer> droppedRelations, TypeSet types, List<QuarantinedTable> quarantined) {
     public SinkWriterState {
         tables = List.copyOf(tables);
         retireMirrors = List.copyOf(retireMirrors);
         droppedRelations = List.copyOf(droppedRelations);
         types = types == null ? TypeSet.EMPTY : types;
+        quarantined = List.copyOf(quarantined);
+    }
+
+    public SinkWriterState(String sinkId, long nextBatch, List<DestTable> tables, List<String> retireMirrors,
+                           List<Integer> droppedRelations, TypeSet types) {
+        this(sinkId, nextBatch, tables, retireMirrors, droppedRelations, types, List.of());
     }
 
     public SinkWriterState(String sinkId, long nextBatch, List<DestTable> tables, List<String> retireMirrors) {

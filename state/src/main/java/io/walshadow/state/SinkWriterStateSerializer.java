@@ -17,6 +17,8 @@ import org.apache.flink.core.memory.DataOutputSerializer;
  *   (version 3) per table: byte tids
  *   (version 4) count d, d x uvarint relation oid the stream dropped; the stream's types as {@link TypeSetCodec}
  *   writes them
+ *   (version 5) count q, q x (uvarint relation oid, string schema, string name, uvarlong lsn, string reason): the
+ *   tables in quarantine
  * Version 1 is version 2 without the mirrors (read as none); version 2 has no TID flag (a table has TID columns
  * exactly when keyed by TID).
  */
@@ -24,7 +26,7 @@ public final class SinkWriterStateSerializer implements SimpleVersionedSerialize
         java.io.Serializable {
     private static final long serialVersionUID = 1L;
     public static final SinkWriterStateSerializer INSTANCE = new SinkWriterStateSerializer();
-    static final int VERSION = 4;
+    static final int VERSION = 5;
 
     @Override
     public int getVersion() {
@@ -62,6 +64,14 @@ public final class SinkWriterStateSerializer implements SimpleVersionedSerialize
             Wire.writeUVarInt(out, oid);
         }
         TypeSetCodec.write(out, s.types());
+        Wire.writeCount(out, s.quarantined().size());
+        for (QuarantinedTable q : s.quarantined()) {
+            Wire.writeUVarInt(out, q.relOid());
+            Wire.writeString(out, q.schema());
+            Wire.writeString(out, q.name());
+            Wire.writeUVarLong(out, q.lsn());
+            Wire.writeString(out, q.reason());
+        }
         return out.getCopyOfBuffer();
     }
 
@@ -114,7 +124,17 @@ public final class SinkWriterStateSerializer implements SimpleVersionedSerialize
                 dropped.add(Wire.readUVarInt(in, "dropped relation"));
             }
         }
-        return new SinkWriterState(sinkId, next, tables, retire, dropped, version >= 4 ? TypeSetCodec.read(in) : null);
+        var types = version >= 4 ? TypeSetCodec.read(in) : null;
+        List<QuarantinedTable> quarantined = new ArrayList<>();
+        if (version >= 5) {
+            int q = Wire.readCount(in, "quarantined tables");
+            for (int i = 0; i < q; i++) {
+                quarantined.add(new QuarantinedTable(Wire.readUVarInt(in, "quarantined relation"),
+                        Wire.readString(in), Wire.readString(in), Wire.readUVarLong(in, "quarantine lsn"),
+                        Wire.readString(in)));
+            }
+        }
+        return new SinkWriterState(sinkId, next, tables, retire, dropped, types, quarantined);
     }
 
     private static void writeNullable(DataOutputSerializer out, String s) throws IOException {

@@ -26,20 +26,37 @@ class SinkStateSerializerTest {
 
     @Test
     void batchesRoundTrip() throws IOException {
-        SinkBatch b = new SinkBatch("sink", 12, STEPS, 3, 99, 41, 0x2_0000_0000L, (1L << 32) | 7, 123456789L);
+        SinkBatch b = new SinkBatch("sink", 12, STEPS, 3, 99, 41, 0x2_0000_0000L, (1L << 32) | 7, 123456789L,
+                0x8000_0000_0000_0001L);
         SinkBatch back = SinkBatchSerializer.INSTANCE.deserialize(SinkBatchSerializer.VERSION,
                 SinkBatchSerializer.INSTANCE.serialize(b));
         assertEquals(b, back);
     }
 
     @Test
-    void version1BatchesAreRead() throws IOException {
+    void earlierBatchVersionsAreReadWithoutAnAttempt() throws IOException {
         SinkBatch v1 = new SinkBatch("sink", 12, STEPS.subList(0, STEPS.size() - 2), 3, 99, 41, 5, 6, 7);
-        // version 3 without kinds 10 and 11 is version 1's layout, without kind 11 version 2's
-        assertEquals(v1, SinkBatchSerializer.INSTANCE.deserialize(1, SinkBatchSerializer.INSTANCE.serialize(v1)));
+        // version 4 without the attempt is version 3's layout; without kinds 10 and 11 version 1's, without 11 version 2's
+        assertEquals(v1, SinkBatchSerializer.INSTANCE.deserialize(1, withoutAttempt(v1)));
         SinkBatch v2 = new SinkBatch("sink", 12, STEPS.subList(0, STEPS.size() - 1), 3, 99, 41, 5, 6, 7);
-        assertEquals(v2, SinkBatchSerializer.INSTANCE.deserialize(2, SinkBatchSerializer.INSTANCE.serialize(v2)));
-        assertThrows(StateFormatException.class, () -> SinkBatchSerializer.INSTANCE.deserialize(4, new byte[0]));
+        assertEquals(v2, SinkBatchSerializer.INSTANCE.deserialize(2, withoutAttempt(v2)));
+        SinkBatch v3 = new SinkBatch("sink", 12, STEPS, 3, 99, 41, 5, 6, 7);
+        SinkBatch read = SinkBatchSerializer.INSTANCE.deserialize(3, withoutAttempt(v3));
+        assertEquals(v3, read);
+        assertEquals(0, read.attempt(), "no attempt: inserts take every staged row, as before");
+        assertThrows(StateFormatException.class, () -> SinkBatchSerializer.INSTANCE.deserialize(5, new byte[0]));
+    }
+
+    /** The version-4 bytes of {@code b} without its attempt: the 8 bytes before the step count. */
+    private static byte[] withoutAttempt(SinkBatch b) throws IOException {
+        byte[] header = SinkBatchSerializer.INSTANCE.serialize(new SinkBatch(b.sinkId(), b.batch(), List.of(),
+                b.commits(), b.rows(), b.lastCommitSeq(), b.lastCommitLsn(), b.lastFullXid(), b.lastCommitTime()));
+        int at = header.length - 1 - 8; // a zero step count is one byte
+        byte[] full = SinkBatchSerializer.INSTANCE.serialize(b);
+        byte[] out = new byte[full.length - 8];
+        System.arraycopy(full, 0, out, 0, at);
+        System.arraycopy(full, at + 8, out, at, full.length - at - 8);
+        return out;
     }
 
     @Test
@@ -48,7 +65,9 @@ class SinkStateSerializerTest {
         SinkWriterState s = new SinkWriterState("sink", 8, List.of(t), List.of("pg_toast_1", "pg_toast_2"),
                 List.of(16384, (int) 3_000_000_000L), // oids are unsigned
                 new io.walshadow.catalog.TypeSet(java.util.Map.of(16400, new io.walshadow.catalog.PgType(16400, "s", "mood",
-                        4, true, 'i', 'e', 'E', 0, 0, -1, 0, java.util.Map.of(16401, "ok"))), java.util.Map.of()));
+                        4, true, 'i', 'e', 'E', 0, 0, -1, 0, java.util.Map.of(16401, "ok"))), java.util.Map.of()),
+                List.of(new QuarantinedTable((int) 3_000_000_001L, "s", "t", 0x1_0000_0010L,
+                        "cannot write s.t.d of the change at 1/10: a date past 2105")));
 
         byte[] bytes = SinkWriterStateSerializer.INSTANCE.serialize(s);
         SinkWriterState back = SinkWriterStateSerializer.INSTANCE.deserialize(SinkWriterStateSerializer.VERSION, bytes);
@@ -57,12 +76,15 @@ class SinkStateSerializerTest {
         Deep.assertDeepEquals(s.types(), back.types());
         assertEquals(s.nextBatch(), back.nextBatch());
         Deep.assertDeepEquals(s.tables(), back.tables());
+        assertEquals(s.quarantined(), back.quarantined());
 
         assertTrue(back.tables().get(0).tids(), "a keyed table's TID columns survive the round trip");
 
         DestTable earlier = new DestTable("s__t", Samples.descriptor(), names(), types(), false, List.of(1));
         SinkWriterState none = new SinkWriterState("sink", 8, List.of(earlier));
-        byte[] v4 = SinkWriterStateSerializer.INSTANCE.serialize(none);
+        byte[] v5 = SinkWriterStateSerializer.INSTANCE.serialize(none);
+        byte[] v4 = Arrays.copyOf(v5, v5.length - 1); // version 4 ends before the (empty) quarantine count
+        assertEquals(List.of(), SinkWriterStateSerializer.INSTANCE.deserialize(4, v4).quarantined());
         // version 3 ends before the (empty) dropped relations and (empty: two zero counts) types
         byte[] v3 = Arrays.copyOf(v4, v4.length - 3);
         byte[] v2 = Arrays.copyOf(v4, v4.length - 4); // version 2 also before the per-table TID flags
