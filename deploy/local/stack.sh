@@ -749,9 +749,10 @@ cmd_ch_stall() {
   log "freezing ClickHouse (SIGSTOP, pid $pid) for $secs s"
   kill -STOP "$pid"
   # let it go on whatever happens to this script: a frozen server would stall every later test
-  trap 'kill -CONT "$pid" 2>/dev/null' EXIT
+  trap "kill -CONT $pid 2>/dev/null" EXIT
   sleep "$secs"
   kill -CONT "$pid"
+  trap - EXIT
   log "ClickHouse goes on"
 }
 

@@ -45,7 +45,10 @@ class DdlFuzzEndToEndTest {
                 assertTrue(fuzz.failures() < fuzz.statements() / 4, fuzz.failures() + " of " + fuzz.statements()
                         + " statements failed in PostgreSQL: the workload hardly tests anything");
                 System.out.println("seed " + seed + ": " + fuzz.statements() + " statements, " + fuzz.failures()
-                        + " refused by PostgreSQL");
+                        + " refused by PostgreSQL; decoder state at the last checkpoint "
+                        + io.walshadow.buffer.TestMetricReporter.value("catalog_state_bytes") + " bytes, written in "
+                        + io.walshadow.buffer.TestMetricReporter.value("catalog_state_write_ms") + " ms, "
+                        + io.walshadow.buffer.TestMetricReporter.value("catalog_shadow_tuples") + " catalog tuples");
             } catch (Throwable t) {
                 Path f = Path.of("target", "ddl-fuzz-" + seed + ".sql");
                 Files.createDirectories(f.getParent());

@@ -252,6 +252,9 @@ public final class WalDecoderFunction extends ProcessFunction<XLogRecord, Buffer
     }
 
     private transient volatile long commitLagMs = -1;
+    /** Size and write time of the decoder's state at the last checkpoint (-1 before the first). */
+    private transient volatile long stateBytes = -1;
+    private transient volatile long stateWriteMs = -1;
     private transient org.apache.flink.metrics.Meter recordsPerSecond;
     private transient org.apache.flink.metrics.Meter changesPerSecond;
 
@@ -274,6 +277,9 @@ public final class WalDecoderFunction extends ProcessFunction<XLogRecord, Buffer
         // Seconds behind the source: how old the newest commit was when the decoder reached it (does not grow while
         // the source is idle; the source's lag_bytes tells an idle stream from a stalled one).
         group.gauge("commit_lag_ms", () -> commitLagMs);
+        // the catalog shadow and history are written whole at each checkpoint: what that costs
+        group.gauge("catalog_state_bytes", () -> stateBytes);
+        group.gauge("catalog_state_write_ms", () -> stateWriteMs);
         recordsPerSecond = group.meter("records_per_second", new org.apache.flink.metrics.MeterView(60));
         changesPerSecond = group.meter("changes_per_second", new org.apache.flink.metrics.MeterView(60));
     }
@@ -319,7 +325,11 @@ public final class WalDecoderFunction extends ProcessFunction<XLogRecord, Buffer
         if (lastRecordLsn != 0) {
             decoder.history().pruneBefore(lastRecordLsn); // versions that ended before are never looked up again
         }
-        state.update(List.of(writeState()));
+        long t0 = System.nanoTime();
+        byte[] written = writeState();
+        state.update(List.of(written));
+        stateBytes = written.length;
+        stateWriteMs = (System.nanoTime() - t0) / 1_000_000;
     }
 
     private byte[] writeState() throws IOException {
