@@ -26,8 +26,8 @@ import org.junit.jupiter.api.Test;
 /**
  * An upgrade across a state format change, as a user does it: the previous build runs and is stopped with a
  * savepoint, this build restores it. The previous build is the sink as it was before its writer state gained the
- * mirrors to retire and its committable the TOAST barrier step (both version 1); this build reads version 1 and
- * writes version 2. Rows written before, between and after the two runs must all arrive, once.
+ * mirrors to retire and its committable the TOAST barrier step (both version 1; the later fields, quarantine and
+ * attempt, are left out too); this build reads version 1 and writes its own. Rows written before, between and after the two runs must all arrive, once.
  */
 class SavepointUpgradeTest {
     /** Version-1 writers, as the previous build had them (the layouts are version 2's without the new parts). */
@@ -41,16 +41,17 @@ class SavepointUpgradeTest {
 
         @Override
         public byte[] serialize(SinkWriterState s) throws IOException {
-            if (!s.retireMirrors().isEmpty() || !s.droppedRelations().isEmpty()) {
-                throw new IOException("version 1 has no mirrors to retire nor dropped relations");
+            if (!s.retireMirrors().isEmpty() || !s.droppedRelations().isEmpty() || !s.quarantined().isEmpty()) {
+                throw new IOException("version 1 has no mirrors to retire, dropped relations nor quarantine");
             }
             // version 1's layout: this build's up to the end of the tables
             SinkWriterState bare = new SinkWriterState(s.sinkId(), s.nextBatch(), s.tables(), List.of(), List.of(),
                     io.walshadow.catalog.TypeSet.EMPTY);
             byte[] now = SinkWriterStateSerializer.INSTANCE.serialize(bare);
             V1_WRITER_STATES.incrementAndGet();
-            // without the (empty) mirror count, the per-table TID flags, the (empty) dropped relations and types
-            return Arrays.copyOf(now, now.length - 4 - s.tables().size());
+            // without the (empty) mirror count, the per-table TID flags, the (empty) dropped relations, types and
+            // quarantine
+            return Arrays.copyOf(now, now.length - 5 - s.tables().size());
         }
 
         @Override
@@ -70,7 +71,15 @@ class SavepointUpgradeTest {
             if (b.steps().stream().anyMatch(s -> s instanceof SinkStep.ToastBarrier)) {
                 throw new IOException("version 1 has no TOAST barrier step");
             }
-            return SinkBatchSerializer.INSTANCE.serialize(b);
+            // version 1's layout: this build's without the attempt, the 8 bytes before the step count
+            byte[] now = SinkBatchSerializer.INSTANCE.serialize(b);
+            int head = SinkBatchSerializer.INSTANCE.serialize(new SinkBatch(b.sinkId(), b.batch(), List.of(),
+                    b.commits(), b.rows(), b.lastCommitSeq(), b.lastCommitLsn(), b.lastFullXid(),
+                    b.lastCommitTime(), b.attempt())).length - 1 - 8; // an empty step count is one byte
+            byte[] v1 = new byte[now.length - 8];
+            System.arraycopy(now, 0, v1, 0, head);
+            System.arraycopy(now, head + 8, v1, head, now.length - head - 8);
+            return v1;
         }
 
         @Override
