@@ -12,6 +12,7 @@ import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import io.fabric8.kubernetes.api.model.Capabilities;
 import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.EnvVar;
+import io.fabric8.kubernetes.api.model.KeyToPath;
 import io.fabric8.kubernetes.api.model.PersistentVolumeClaim;
 import io.fabric8.kubernetes.api.model.PodSecurityContext;
 import io.fabric8.kubernetes.api.model.PodSpec;
@@ -20,6 +21,7 @@ import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.api.model.ResourceRequirements;
 import io.fabric8.kubernetes.api.model.SeccompProfile;
 import io.fabric8.kubernetes.api.model.Secret;
+import io.fabric8.kubernetes.api.model.SecretVolumeSource;
 import io.fabric8.kubernetes.api.model.SecurityContext;
 import io.fabric8.kubernetes.api.model.Volume;
 import io.fabric8.kubernetes.api.model.VolumeMount;
@@ -31,7 +33,10 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
 import java.util.function.Consumer;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -47,11 +52,12 @@ import org.junit.jupiter.api.Test;
  * ({@code flink-kubernetes-operator-api}) and fabric8's Kubernetes model, and checked where a mistake would lose
  * state or leak a secret: savepoint upgrades, RocksDB with incremental retained checkpoints on the mounted volume,
  * the entry class and a jar path the Dockerfile fills, arguments the job's own parser accepts and that hold no
- * password, passwords from the Secret's keys, resources. And the security defaults, on the JobManager's and the
- * TaskManagers' pods as the operator builds them: the image's non-root flink user, a read-only root filesystem with
- * a writable volume under every directory Flink writes to, no privilege escalation or capabilities, the runtime's
- * seccomp profile, ephemeral-storage requests and limits, Kubernetes HA on the claim, secrets only through
- * secretKeyRef or read-only mounts. Broken copies of the manifest must each be caught.
+ * password, the passwords read from files of the Secret (its keys, mounted read-only, mode at most 0440),
+ * resources. And the security defaults, on the JobManager's and the TaskManagers' pods as the operator builds them:
+ * the image's non-root flink user, a read-only root filesystem with a writable volume under every directory Flink
+ * writes to, no privilege escalation or capabilities, the runtime's seccomp profile, ephemeral-storage requests and
+ * limits, Kubernetes HA on the claim, secrets only through secretKeyRef or read-only mounts. Broken copies of the
+ * manifest must each be caught.
  */
 class ManifestTest {
     private static final Path DIR = Path.of(System.getProperty("walshadow.k8s.dir", ".")).toAbsolutePath();
@@ -59,6 +65,14 @@ class ManifestTest {
     private static final long FLINK_UID = 9999;
     private static final String MAIN_CONTAINER = "flink-main-container";
     private static final String EPHEMERAL_STORAGE = "ephemeral-storage";
+    /** The job's options naming a password file (it reads the file while parsing its arguments). */
+    private static final String PG_PASSWORD_FILE = "--pg.password.file";
+    private static final String CH_PASSWORD_FILE = "--clickhouse.password.file";
+    private static final List<String> PASSWORD_FILE_OPTIONS = List.of(PG_PASSWORD_FILE, CH_PASSWORD_FILE);
+    /** The widest mode a password file may have: the owner and the pod's fsGroup (the flink group) read it. */
+    private static final int SECRET_MODE_MAX = 0440;
+    /** Where walshadow.yaml mounts the Secret (the broken copies below edit it). */
+    private static final String SECRETS = "/etc/walshadow/secrets";
     /** As the operator reads it, but an enum constant this (older, 1.10) model lacks reads as null, checked apart. */
     private static final ObjectMapper YAML = new ObjectMapper(new YAMLFactory())
             .enable(DeserializationFeature.READ_UNKNOWN_ENUM_VALUES_AS_NULL);
@@ -83,20 +97,7 @@ class ManifestTest {
         assertCaught("savepoint-dir", d -> conf(d).put("execution.checkpointing.savepoint-dir", "file:///tmp/sp"));
         assertCaught("entryClass", d -> job(d).put("entryClass", "io.walshadow.job.Walshadow"));
         assertCaught("jarURI", d -> job(d).put("jarURI", "local:///opt/flink/usrlib/job.jar"));
-        assertCaught("--clickhouse.url", d -> {
-            ArrayNode args = (ArrayNode)
-                    job(d).get("args");
-            for (int i = 0; i < args.size(); i++) {
-                if (args.get(i).asText().equals("--clickhouse.url")) {
-                    args.set(i + 1, args.textNode("clickhouse:8443"));
-                }
-            }
-        });
-        assertCaught("password", d -> ((ArrayNode) job(d).get("args"))
-                .add("--pg.password").add("hunter2"));
-        assertCaught("WALSHADOW_CH_PASSWORD", d -> container(d).withArray("env").remove(1));
-        assertCaught("secret key", d -> ((ObjectNode) container(d).withArray("env").get(0).get("valueFrom")
-                .get("secretKeyRef")).put("key", "password"));
+        assertCaught("--clickhouse.url", d -> setArg(d, "--clickhouse.url", "clickhouse:8443"));
         assertCaught("flinkVersion", d -> ((ObjectNode) d.get("spec")).put("flinkVersion", "v1_20"));
         assertCaught("memory", d -> ((ObjectNode) d.get("spec").get("taskManager").get("resource")).remove("memory"));
         assertCaught("claimName", d -> ((ObjectNode) d.get("spec").get("podTemplate").get("spec").withArray("volumes")
@@ -145,31 +146,82 @@ class ManifestTest {
         assertCaught("high-availability.storageDir", d -> conf(d).put("high-availability.storageDir",
                 "file:///tmp/ha"));
         assertCaught("serviceAccount", d -> ((ObjectNode) d.get("spec")).remove("serviceAccount"));
-        // secrets
-        assertCaught("env WALSHADOW_PG_PASSWORD from a secretKeyRef", d -> {
-            ObjectNode e = (ObjectNode) container(d).withArray("env").get(0);
-            e.remove("valueFrom");
-            e.put("value", "hunter2");
-        });
+        // secrets: no literal password anywhere
+        assertCaught("job.args hold no password", d -> ((ArrayNode) job(d).get("args"))
+                .add("--pg.password").add("hunter2"));
+        assertCaught("job.args hold no password", d -> ((ArrayNode) job(d).get("args"))
+                .add("--clickhouse.password").add("hunter2"));
+        assertCaught("env WALSHADOW_PG_PASSWORD from a secretKeyRef, not a literal value", d -> container(d)
+                .withArray("env").addObject().put("name", JobConfig.PG_PASSWORD_ENV).put("value", "hunter2"));
         assertCaught("env EXTRA_TOKEN", d -> container(d).withArray("env").addObject()
                 .put("name", "EXTRA_TOKEN").put("value", "hunter2"));
         assertCaught(JobConfig.CH_PASSWORD_KEY, d -> conf(d).put(JobConfig.CH_PASSWORD_KEY, "hunter2"));
-        assertCaught("secret volume credentials", d -> {
-            podSpec(d).withArray("volumes").addObject().put("name", "credentials").putObject("secret")
-                    .put("secretName", "walshadow-credentials");
-            container(d).withArray("volumeMounts").addObject().put("name", "credentials")
-                    .put("mountPath", "/etc/walshadow");
+        // secrets: the two password files, in the mounted Secret
+        String pg = PG_PASSWORD_FILE + " " + SECRETS + "/pg-password: ";
+        String ch = CH_PASSWORD_FILE + " " + SECRETS + "/clickhouse-password: ";
+        assertCaught(pg + "mounted readOnly", d -> mount(d, SECRETS).remove("readOnly"));
+        assertCaught(ch + "mounted readOnly", d -> mount(d, SECRETS).put("readOnly", false));
+        assertCaught(pg + "from the Secret walshadow-credentials", d -> secretVolume(d)
+                .put("secretName", "other-credentials"));
+        assertCaught(pg + "mode no wider than 0440", d -> secretVolume(d).put("defaultMode", 0644));
+        // Kubernetes' default mode is 0644
+        assertCaught(ch + "mode no wider than 0440", d -> secretVolume(d).remove("defaultMode"));
+        // an item's own mode wins over defaultMode
+        assertCaught(ch + "mode no wider than 0440", d -> ((ObjectNode) secretVolume(d).withArray("items").get(1))
+                .put("mode", 0444));
+        assertCaught(pg + "key password exists in secret.example.yaml", d -> ((ObjectNode) secretVolume(d)
+                .withArray("items").get(0)).put("key", "password"));
+        // without items, each key is a file named like it
+        assertCaught(PG_PASSWORD_FILE + " " + SECRETS + "/pg-pass: key pg-pass exists in secret.example.yaml", d -> {
+            secretVolume(d).remove("items");
+            setArg(d, PG_PASSWORD_FILE, SECRETS + "/pg-pass");
         });
+        assertCaught(PG_PASSWORD_FILE + " " + SECRETS + "/pg: a file the Secret's items map a key to",
+                d -> setArg(d, PG_PASSWORD_FILE, SECRETS + "/pg"));
+        assertCaught(pg + "the secret volume not optional", d -> secretVolume(d).put("optional", true));
+        assertCaught(CH_PASSWORD_FILE + " /flink-data/clickhouse-password: a file in a secret volume mounted",
+                d -> setArg(d, CH_PASSWORD_FILE, "/flink-data/clickhouse-password"));
+        assertCaught(CH_PASSWORD_FILE + " /etc/walshadow/clickhouse-password: a file in a secret volume mounted",
+                d -> setArg(d, CH_PASSWORD_FILE, "/etc/walshadow/clickhouse-password"));
+        assertCaught(CH_PASSWORD_FILE + " " + SECRETS + "/../clickhouse-password: a file in a secret volume mounted",
+                d -> setArg(d, CH_PASSWORD_FILE, SECRETS + "/../clickhouse-password"));
+        // a literal password where the path belongs
+        assertCaught(PG_PASSWORD_FILE + " hunter2: a file in a secret volume mounted",
+                d -> setArg(d, PG_PASSWORD_FILE, "hunter2"));
+        assertCaught("job.args hold no password", d -> setArg(d, PG_PASSWORD_FILE, "hunter2"));
+        assertCaught("job.args " + CH_PASSWORD_FILE + " <a file", d -> removeArg(d, CH_PASSWORD_FILE));
+        assertCaught("the job reads the ClickHouse password from " + CH_PASSWORD_FILE,
+                d -> removeArg(d, CH_PASSWORD_FILE));
+        assertCaught("job.args " + PG_PASSWORD_FILE + " <a file", d -> removeArg(d, PG_PASSWORD_FILE));
+        assertCaught(pg + "a file in a secret volume mounted", d -> removeVolume(d, "credentials"));
+        // any other mount of a secret is held to the same rules
+        assertCaught("container flink-main-container: secret volume credentials mounted readOnly",
+                d -> container(d).withArray("volumeMounts").addObject().put("name", "credentials")
+                        .put("mountPath", "/etc/other"));
     }
 
     @Test
-    void aSecretMountedReadOnlyAndPrivatePasses() throws Exception {
-        ObjectNode d = read("walshadow.yaml");
-        podSpec(d).withArray("volumes").addObject().put("name", "credentials").putObject("secret")
-                .put("secretName", "walshadow-credentials").put("defaultMode", 0440);
-        container(d).withArray("volumeMounts").addObject().put("name", "credentials")
-                .put("mountPath", "/etc/walshadow").put("readOnly", true);
-        List<String> problems = problems(d);
+    void equivalentSecretMountsPass() throws Exception {
+        // without items: each key is a file of its own name (the manifest's paths are the keys)
+        assertPasses(d -> secretVolume(d).remove("items"));
+        assertPasses(d -> secretVolume(d).put("defaultMode", 0400));
+        assertPasses(d -> {
+            secretVolume(d).put("defaultMode", 0644);
+            for (JsonNode item : secretVolume(d).withArray("items")) {
+                ((ObjectNode) item).put("mode", 0440);
+            }
+        });
+        // items may rename the files
+        assertPasses(d -> {
+            ((ObjectNode) secretVolume(d).withArray("items").get(0)).put("path", "pg/password");
+            setArg(d, PG_PASSWORD_FILE, SECRETS + "/pg/password");
+        });
+    }
+
+    private static void assertPasses(Consumer<ObjectNode> change) throws IOException {
+        ObjectNode copy = read("walshadow.yaml");
+        change.accept(copy);
+        List<String> problems = problems(copy);
         assertTrue(problems.isEmpty(), "problems: " + problems);
     }
 
@@ -208,14 +260,35 @@ class ManifestTest {
                         && dockerfileDestinations().contains(jarPath));
         check(out, "job.parallelism 1 (the source reads one slot)", job.getParallelism() == 1);
         String[] args = job.getArgs() == null ? new String[0] : job.getArgs();
-        check(out, "job.args hold no password (they show in the web UI): " + Arrays.toString(args),
-                Arrays.stream(args).noneMatch(a -> a.toLowerCase(java.util.Locale.ROOT).contains("password")));
-        try {
-            JobConfig.from(args, Map.of(JobConfig.PG_PASSWORD_ENV, "x", JobConfig.CH_PASSWORD_ENV, "x"))
-                    .requireClickHouse();
-        } catch (IllegalArgumentException e) {
-            out.add("job.args rejected by the job: " + e.getMessage());
+        // main() reads the password files: in application mode, in the JobManager
+        PodSpec jobManager = effectivePod(tree, "jobManager").getSpec();
+        Container jobManagerMain = jobManager == null ? null : jobManager.getContainers().stream()
+                .filter(c -> MAIN_CONTAINER.equals(c.getName())).findFirst().orElse(null);
+        List<String> literal = new ArrayList<>();
+        for (int i = 0; i < args.length; i++) {
+            if (PASSWORD_FILE_OPTIONS.contains(args[i]) && i + 1 < args.length) {
+                SecretFile f = locate(args[i + 1], jobManager, jobManagerMain);
+                if (f != null && f.volume() != null && f.volume().getSecret() != null) {
+                    i++; // a path in a mounted Secret, which the checks below hold to the rest
+                    continue;
+                }
+            }
+            if (args[i].toLowerCase(Locale.ROOT).contains("password")) {
+                literal.add(args[i]);
+            }
         }
+        check(out, "job.args hold no password (they show in the web UI; only " + String.join(" / ",
+                PASSWORD_FILE_OPTIONS) + " naming a file in a mounted secret volume): " + literal, literal.isEmpty());
+        Secret secret = YAML.treeToValue(read("secret.example.yaml"), Secret.class);
+        for (String option : PASSWORD_FILE_OPTIONS) {
+            int at = Arrays.asList(args).indexOf(option);
+            check(out, "job.args " + option + " <a file of the mounted Secret " + secret.getMetadata().getName()
+                    + "> (the password comes from nowhere else)", at >= 0 && at + 1 < args.length);
+            if (at >= 0 && at + 1 < args.length) {
+                passwordFileProblems(out, option, args[at + 1], jobManager, jobManagerMain, secret);
+            }
+        }
+        jobConfigProblems(out, args);
 
         Map<String, String> conf = spec.getFlinkConfiguration() == null ? Map.of() : spec.getFlinkConfiguration();
         check(out, "state backend rocksdb (state.backend.type)", "rocksdb".equals(conf.get("state.backend.type")));
@@ -239,19 +312,6 @@ class ManifestTest {
                 .filter(c -> "flink-main-container".equals(c.getName())).findFirst().orElse(null);
         check(out, "podTemplate container flink-main-container", main != null);
         if (main != null) {
-            Secret secret = YAML.treeToValue(read("secret.example.yaml"), Secret.class);
-            for (String var : List.of(JobConfig.PG_PASSWORD_ENV, JobConfig.CH_PASSWORD_ENV)) {
-                EnvVar e = main.getEnv().stream().filter(v -> var.equals(v.getName())).findFirst().orElse(null);
-                check(out, "env " + var + " from a secretKeyRef", e != null && e.getValue() == null
-                        && e.getValueFrom() != null && e.getValueFrom().getSecretKeyRef() != null);
-                if (e != null && e.getValueFrom() != null && e.getValueFrom().getSecretKeyRef() != null) {
-                    var ref = e.getValueFrom().getSecretKeyRef();
-                    check(out, "env " + var + ": secret key " + ref.getName() + "/" + ref.getKey()
-                                    + " exists in secret.example.yaml",
-                            secret.getMetadata().getName().equals(ref.getName())
-                                    && secret.getStringData().containsKey(ref.getKey()));
-                }
-            }
             // both state directories on the mounted claim of storage.yaml
             PersistentVolumeClaim claim = YAML.treeToValue(read("storage.yaml"), PersistentVolumeClaim.class);
             List<Volume> volumes = spec.getPodTemplate().getSpec().getVolumes();
@@ -326,10 +386,15 @@ class ManifestTest {
             for (VolumeMount m : c.getVolumeMounts()) {
                 Volume v = volumes.stream().filter(x -> x.getName().equals(m.getName())).findFirst().orElse(null);
                 if (v != null && v.getSecret() != null) {
-                    Integer mode = v.getSecret().getDefaultMode();
-                    check(out, who + "secret volume " + v.getName() + " mounted readOnly, defaultMode without access for"
-                            + " others (0440: the flink group reads it)", Boolean.TRUE.equals(m.getReadOnly())
-                            && mode != null && (mode & 07) == 0);
+                    SecretVolumeSource s = v.getSecret();
+                    // with items, only those are files, each with its own mode or else defaultMode
+                    boolean narrow = s.getItems() == null || s.getItems().isEmpty()
+                            ? withinSecretMode(s.getDefaultMode())
+                            : s.getItems().stream().allMatch(it -> withinSecretMode(it.getMode() != null
+                                    ? it.getMode() : s.getDefaultMode()));
+                    check(out, who + "secret volume " + v.getName() + " mounted readOnly, its modes no wider than 0"
+                            + Integer.toOctalString(SECRET_MODE_MAX) + " (the flink group reads it, others have no"
+                            + " access)", Boolean.TRUE.equals(m.getReadOnly()) && narrow);
                 }
             }
         }
@@ -364,6 +429,121 @@ class ManifestTest {
         check(out, role + " ephemeral-storage request and limit (resource.ephemeralStorage), the limit not below the"
                 + " request", request != null && limit != null && Quantity.getAmountInBytes(request).signum() > 0
                 && Quantity.getAmountInBytes(limit).compareTo(Quantity.getAmountInBytes(request)) >= 0);
+    }
+
+    /** A file in a volume mount: the mount, its volume (null when the pod has none of that name), the path inside. */
+    private record SecretFile(VolumeMount mount, Volume volume, String path) {
+    }
+
+    /** The most specific mount of {@code main} holding the absolute path {@code file}; null when none does. */
+    private static SecretFile locate(String file, PodSpec pod, Container main) {
+        if (pod == null || main == null || !file.startsWith("/")) {
+            return null;
+        }
+        String path = Path.of(file).normalize().toString();
+        VolumeMount best = null;
+        String rest = null;
+        for (VolumeMount m : main.getVolumeMounts()) {
+            String at = m.getMountPath() == null ? "" : m.getMountPath().replaceFirst("/+$", "");
+            String r = path.equals(at) ? "" : path.startsWith(at + "/") ? path.substring(at.length() + 1) : null;
+            if (r != null && !at.isEmpty() && (rest == null || r.length() < rest.length())) {
+                best = m;
+                rest = r;
+            }
+        }
+        if (best == null) {
+            return null;
+        }
+        String sub = best.getSubPath() == null ? "" : best.getSubPath();
+        String inVolume = sub.isEmpty() ? rest : rest.isEmpty() ? sub : sub + "/" + rest;
+        String name = best.getName();
+        return new SecretFile(best, pod.getVolumes().stream().filter(v -> v.getName().equals(name)).findFirst()
+                .orElse(null), inVolume);
+    }
+
+    /** Whether {@code mode} (Kubernetes' 0644 when unset) grants nothing beyond {@link #SECRET_MODE_MAX}. */
+    private static boolean withinSecretMode(Integer mode) {
+        return ((mode == null ? 0644 : mode) & ~SECRET_MODE_MAX) == 0;
+    }
+
+    /**
+     * The password file {@code file} of {@code option}: in a read-only mount of the main container of the
+     * JobManager's pod, of a secret volume of the Secret of secret.example.yaml, one of whose keys it is (through
+     * {@code items}, or named like the key without them), readable by no one but its owner and the flink group.
+     */
+    private static void passwordFileProblems(List<String> out, String option, String file, PodSpec pod,
+                                             Container main, Secret secret) {
+        String who = option + " " + file + ": ";
+        SecretFile f = locate(file, pod, main);
+        if (f == null || f.volume() == null || f.volume().getSecret() == null) {
+            out.add(who + "a file in a secret volume mounted in the jobManager's " + MAIN_CONTAINER);
+            return;
+        }
+        SecretVolumeSource s = f.volume().getSecret();
+        String name = secret.getMetadata().getName();
+        check(out, who + "mounted readOnly (mount " + f.mount().getName() + ")", Boolean.TRUE.equals(f.mount()
+                .getReadOnly()));
+        check(out, who + "from the Secret " + name + " of secret.example.yaml, got " + s.getSecretName(),
+                name.equals(s.getSecretName()));
+        check(out, who + "the secret volume not optional (without the Secret the job would fail on a missing file)",
+                !Boolean.TRUE.equals(s.getOptional()));
+        Integer mode = s.getDefaultMode();
+        String key;
+        if (s.getItems() == null || s.getItems().isEmpty()) {
+            key = f.path();
+        } else {
+            KeyToPath item = s.getItems().stream()
+                    .filter(it -> it.getPath() != null && Path.of(it.getPath()).normalize().toString().equals(f.path()))
+                    .findFirst().orElse(null);
+            check(out, who + "a file the Secret's items map a key to (path " + f.path() + " in the volume)",
+                    item != null);
+            key = item == null ? null : item.getKey();
+            if (item != null && item.getMode() != null) {
+                mode = item.getMode();
+            }
+        }
+        if (key != null) {
+            Set<String> keys = new TreeSet<>();
+            keys.addAll(secret.getStringData() == null ? Set.of() : secret.getStringData().keySet());
+            keys.addAll(secret.getData() == null ? Set.of() : secret.getData().keySet());
+            check(out, who + "key " + key + " exists in secret.example.yaml " + keys, keys.contains(key));
+        }
+        check(out, who + "mode no wider than 0" + Integer.toOctalString(SECRET_MODE_MAX) + " (the flink group"
+                + " reads it, nobody writes it, others have no access), got 0" + Integer.toOctalString(
+                mode == null ? 0644 : mode), withinSecretMode(mode));
+    }
+
+    /**
+     * The job's own parser takes the arguments, the password files swapped for temporary ones (it reads them while
+     * parsing), and reads each password from its file (no environment or Flink configuration to fall back on).
+     */
+    private static void jobConfigProblems(List<String> out, String[] args) throws IOException {
+        Path dir = Files.createTempDirectory("walshadow-secrets");
+        try {
+            String[] local = args.clone();
+            for (int i = 0; i + 1 < local.length; i++) {
+                if (PASSWORD_FILE_OPTIONS.contains(local[i])) {
+                    Path f = dir.resolve(local[i].substring(2));
+                    Files.writeString(f, "from " + local[i] + "\n");
+                    local[++i] = f.toString();
+                }
+            }
+            JobConfig c = JobConfig.from(local, Map.of(), Map.of());
+            String chPassword = c.requireClickHouse().password();
+            check(out, "the job reads the PostgreSQL password from " + PG_PASSWORD_FILE,
+                    ("from " + PG_PASSWORD_FILE).equals(c.pg().password()));
+            check(out, "the job reads the ClickHouse password from " + CH_PASSWORD_FILE,
+                    ("from " + CH_PASSWORD_FILE).equals(chPassword));
+        } catch (IllegalArgumentException e) {
+            out.add("job.args rejected by the job: " + e.getMessage());
+        } finally {
+            try (Stream<Path> files = Files.list(dir)) {
+                for (Path f : files.toList()) {
+                    Files.delete(f);
+                }
+            }
+            Files.delete(dir);
+        }
     }
 
     /**
@@ -479,6 +659,51 @@ class ManifestTest {
             }
         }
         throw new IllegalArgumentException("no mount at " + path);
+    }
+
+    private static ObjectNode secretVolume(ObjectNode d) {
+        for (JsonNode v : podSpec(d).withArray("volumes")) {
+            if (v.has("secret")) {
+                return (ObjectNode) v.get("secret");
+            }
+        }
+        throw new IllegalArgumentException("no secret volume");
+    }
+
+    private static void removeVolume(ObjectNode d, String name) {
+        ArrayNode volumes = podSpec(d).withArray("volumes");
+        for (int i = 0; i < volumes.size(); i++) {
+            if (name.equals(volumes.get(i).path("name").asText())) {
+                volumes.remove(i);
+                return;
+            }
+        }
+        throw new IllegalArgumentException("no volume " + name);
+    }
+
+    /** Sets the value following {@code option} in the job's arguments. */
+    private static void setArg(ObjectNode d, String option, String value) {
+        ArrayNode args = (ArrayNode) job(d).get("args");
+        for (int i = 0; i + 1 < args.size(); i++) {
+            if (args.get(i).asText().equals(option)) {
+                args.set(i + 1, args.textNode(value));
+                return;
+            }
+        }
+        throw new IllegalArgumentException("no argument " + option);
+    }
+
+    /** Removes {@code option} and its value from the job's arguments. */
+    private static void removeArg(ObjectNode d, String option) {
+        ArrayNode args = (ArrayNode) job(d).get("args");
+        for (int i = 0; i + 1 < args.size(); i++) {
+            if (args.get(i).asText().equals(option)) {
+                args.remove(i + 1);
+                args.remove(i);
+                return;
+            }
+        }
+        throw new IllegalArgumentException("no argument " + option);
     }
 
     private static void removeMount(ObjectNode d, String path) {
