@@ -14,19 +14,25 @@
 #   stack.sh ch-crash  kill ClickHouse with SIGKILL and start it again (fault tests)
 #   stack.sh pg-restart  stop PostgreSQL cleanly and start it again (a changed server setting)
 #   stack.sh ch-stall N  freeze ClickHouse (SIGSTOP) for N seconds, then let it go on (fault tests)
+#   stack.sh pg-wrap-start  start a second PostgreSQL cluster (init or reuse) whose xid counter is moved to
+#                      2^32 - 10000 (xid wraparound tests); the shared cluster is not touched
+#   stack.sh pg-wrap-crash  pg-crash for the second cluster
+#   stack.sh pg-wrap-stop   stop the second cluster
 #
 # Everything lives under ${WALSHADOW_STATE_DIR:-/var/lib/walshadow-dev} (never in the repo,
 # which may sit under /root where the postgres user cannot read):
 #   pg/data      PostgreSQL cluster (owned by the `postgres` OS user)
 #   pg/run       PostgreSQL unix socket directory
+#   pgwrap/...   the second cluster (data, run), only made by pg-wrap-start
 #   ch/etc       ClickHouse config.xml / users.xml (regenerated on each start)
 #   ch/data ...  ClickHouse path, tmp_path, user_files_path, format_schema_path
-#   logs/pg      postgresql.log
+#   logs/pg      postgresql.log (logs/pgwrap: the second cluster's)
 #   logs/ch      clickhouse-server.log / .err.log / stdout.log
 #   secrets      pg_password, ch_password (mode 600, root only)
 #
-# Ports: PostgreSQL ${WALSHADOW_PG_PORT:-55432} (plain or TLS); ClickHouse HTTP ${WALSHADOW_CH_HTTP_PORT:-18123},
-# HTTPS ${WALSHADOW_CH_HTTPS_PORT:-18443}, native TCP ${WALSHADOW_CH_TCP_PORT:-19000}. All listen on 127.0.0.1 only.
+# Ports: PostgreSQL ${WALSHADOW_PG_PORT:-55432} (plain or TLS; the second cluster ${WALSHADOW_PG_WRAP_PORT:-55433});
+# ClickHouse HTTP ${WALSHADOW_CH_HTTP_PORT:-18123}, HTTPS ${WALSHADOW_CH_HTTPS_PORT:-18443}, native TCP
+# ${WALSHADOW_CH_TCP_PORT:-19000}. All listen on 127.0.0.1 only.
 # TLS: a CA and a server certificate (localhost, 127.0.0.1) generated once into tls/; tls/ca.pem is what
 # clients verify against (WALSHADOW_TLS_CA).
 #
@@ -35,6 +41,7 @@ set -euo pipefail
 
 STATE=${WALSHADOW_STATE_DIR:-/var/lib/walshadow-dev}
 PG_PORT=${WALSHADOW_PG_PORT:-55432}
+PG_WRAP_PORT=${WALSHADOW_PG_WRAP_PORT:-55433}
 CH_HTTP_PORT=${WALSHADOW_CH_HTTP_PORT:-18123}
 CH_TCP_PORT=${WALSHADOW_CH_TCP_PORT:-19000}
 CH_HTTPS_PORT=${WALSHADOW_CH_HTTPS_PORT:-18443}
@@ -43,7 +50,9 @@ PG_BIN=/usr/lib/postgresql/15/bin
 PG_OS_USER=postgres
 PG_DATA=$STATE/pg/data
 PG_SOCK=$STATE/pg/run
-PG_LOG=$STATE/logs/pg/postgresql.log
+PG_LOGDIR=$STATE/logs/pg
+PG_LOG=$PG_LOGDIR/postgresql.log
+PG_PORT_VAR=WALSHADOW_PG_PORT
 PG_DB=walshadow
 PG_ROLE=walshadow
 
@@ -238,9 +247,9 @@ pg_init() {
   log "initializing PostgreSQL cluster in $PG_DATA (locale $locale)"
   # Default: no data checksums. Local socket connections of the postgres OS user use peer auth.
   as_pg "$PG_BIN/initdb" -D "$PG_DATA" -U postgres --encoding=UTF8 --locale="$locale" \
-    --auth-local=peer --auth-host=scram-sha-256 >"$STATE/logs/pg/initdb.log" 2>&1 || {
-      tail -n 40 "$STATE/logs/pg/initdb.log" >&2
-      die "initdb failed (full output in $STATE/logs/pg/initdb.log)"
+    --auth-local=peer --auth-host=scram-sha-256 >"$PG_LOGDIR/initdb.log" 2>&1 || {
+      tail -n 40 "$PG_LOGDIR/initdb.log" >&2
+      die "initdb failed (full output in $PG_LOGDIR/initdb.log)"
     }
   printf "\n# walshadow: settings managed by deploy/local/stack.sh\ninclude_if_exists = 'walshadow.conf'\n" \
     >>"$PG_DATA/postgresql.conf"
@@ -331,7 +340,7 @@ pg_start() {
     pg_init
     pg_write_config
     if port_open "$PG_PORT"; then
-      die "port 127.0.0.1:$PG_PORT is already in use by another process; set WALSHADOW_PG_PORT"
+      die "port 127.0.0.1:$PG_PORT is already in use by another process; set $PG_PORT_VAR"
     fi
     log "starting PostgreSQL on 127.0.0.1:$PG_PORT"
     # 9>&-: the server must not inherit (and so hold) the stack.sh lock.
@@ -386,7 +395,7 @@ pg_ensure_objects() {
 
 pg_stop() {
   if pg_running; then
-    log "stopping PostgreSQL"
+    log "stopping PostgreSQL (data $PG_DATA)"
     as_pg "$PG_BIN/pg_ctl" -D "$PG_DATA" -m fast -w -t 60 stop >/dev/null || {
       log "fast shutdown did not finish; trying immediate"
       as_pg "$PG_BIN/pg_ctl" -D "$PG_DATA" -m immediate -w -t 30 stop >/dev/null ||
@@ -395,6 +404,125 @@ pg_stop() {
   else
     log "PostgreSQL not running"
   fi
+}
+
+# ---------------------------------------------------------------------------------------------
+# PostgreSQL: the second cluster (xid wraparound tests)
+# ---------------------------------------------------------------------------------------------
+
+# Where the wraparound cluster moves the xid counter: 10,000 xids before it wraps to epoch 1.
+PG_WRAP_XID=$(((1 << 32) - 10000))
+# pg_xact holds 2 bits per xid: 32,768 xids per 8 kB page, 32 pages (1,048,576 xids, 256 kB) per segment file.
+CLOG_XIDS_PER_SEGMENT=1048576
+# The longest step pg_wrap_move_xid moves the counter by: under 2^31, with room for the few xids assigned
+# between a freeze and its pg_resetwal (two steps reach any target).
+PG_WRAP_MAX_STEP=$(((1 << 31) - 4096))
+
+# Points the PostgreSQL globals at the second cluster: the functions above then serve it (same binaries, OS
+# user, role, password, database and settings as the main one; its own data, socket, log and port).
+pg_select_wrap() {
+  PG_PORT=$PG_WRAP_PORT
+  PG_PORT_VAR=WALSHADOW_PG_WRAP_PORT
+  PG_DATA=$STATE/pgwrap/data
+  PG_SOCK=$STATE/pgwrap/run
+  PG_LOGDIR=$STATE/logs/pgwrap
+  PG_LOG=$PG_LOGDIR/postgresql.log
+}
+
+pg_wrap_dirs() {
+  install -d -m 755 "$STATE" "$STATE/pgwrap" "$STATE/logs"
+  install -d -m 700 -o "$PG_OS_USER" -g "$PG_OS_USER" "$PG_DATA"
+  install -d -m 755 -o "$PG_OS_USER" -g "$PG_OS_USER" "$PG_SOCK" "$PG_LOGDIR"
+}
+
+# True when the full xid $1 is where pg_wrap_move_xid puts the counter (or a few xids past it: the server's own,
+# a previous call's that no test used yet).
+pg_wrap_xid_in_place() {
+  (($1 >= PG_WRAP_XID && $1 < PG_WRAP_XID + 1000))
+}
+
+# The next full xid (epoch << 32 | xid) of the running cluster, without assigning one.
+pg_next_full_xid() {
+  pg_admin_psql -tA -c "SELECT pg_snapshot_xmax(pg_current_snapshot())"
+}
+
+# Ends what holds back the xmin horizon (this cluster is the tests' alone): other sessions, replication slots,
+# prepared transactions. VACUUM FREEZE can then freeze every tuple.
+pg_release_horizon() {
+  local db gid slot i
+  pg_admin_psql -tA -c "SELECT pg_terminate_backend(pid) FROM pg_stat_activity
+                         WHERE pid <> pg_backend_pid() AND backend_type IN ('client backend', 'walsender')" >/dev/null
+  for ((i = 0; i < 100; i++)); do # a terminated walsender releases its slot as it exits
+    [[ $(pg_admin_psql -tA -c "SELECT count(*) FROM pg_replication_slots WHERE active") == 0 ]] && break
+    sleep 0.1
+  done
+  while IFS='|' read -r gid db; do
+    [[ -n $gid ]] || continue
+    log "rolling back prepared transaction '$gid' (database $db)"
+    pg_admin_psql -d "$db" -c "ROLLBACK PREPARED '$gid'" </dev/null || die "could not roll back prepared transaction '$gid'"
+  done < <(pg_admin_psql -tA -F '|' -c "SELECT gid, database FROM pg_prepared_xacts")
+  while IFS='|' read -r slot db; do
+    [[ -n $slot ]] || continue
+    log "dropping replication slot $slot"
+    pg_admin_psql -d "${db:-postgres}" -c "SELECT pg_drop_replication_slot('$slot')" </dev/null >/dev/null ||
+      die "could not drop replication slot $slot"
+  done < <(pg_admin_psql -tA -F '|' -c "SELECT slot_name, database FROM pg_replication_slots")
+}
+
+# VACUUM FREEZE in every database (template0 included: pg_wrap_move_xid opens it first).
+pg_freeze_all() {
+  local db
+  while read -r db; do
+    # client_min_messages: quiet the failsafe warnings of the tables the previous step left 2^31 behind
+    pg_admin_psql -d "$db" -c "SET client_min_messages = error" -c "VACUUM FREEZE" </dev/null || die "VACUUM FREEZE failed in database $db"
+  done < <(pg_admin_psql -tA -c "SELECT datname FROM pg_database WHERE datallowconn ORDER BY datname")
+}
+
+# Moves the running cluster's next xid to 0:$PG_WRAP_XID, forward from a fresh cluster or round from a used one.
+#
+# pg_resetwal's rules (PostgreSQL 15) and the catalogs': every tuple is frozen first (its xmin would otherwise
+# be compared with the new counter), and so is every relfrozenxid/datfrozenxid: the new xid must FOLLOW them
+# modulo 2^32, less than 2^31 ahead (a relfrozenxid "in the future" makes VACUUM fail with "found xmin ... from
+# before relfrozenxid" on every row written afterwards, and a row version whose xid lies in the future blocks
+# its updaters for good). So the counter moves in steps shorter than 2^31, each one freeze, clean stop,
+# pg_resetwal, start. Per step: the pg_xact segment holding the new xid must exist, and must be zeros (a used
+# cluster's copy holds the outcomes of earlier xids the new ones reuse: a transaction cut off by a crash would
+# read as committed); the oldest xid (-u) is that segment's first one (with the old value the server would
+# refuse new xids as if wraparound were near); the commit-timestamp range (-c) starts at the new xid, the old
+# pg_commit_ts segments removed (the server creates the current one at its start); the epoch (-e) is 0.
+# template0 stays open from the first freeze to the last (closing it in between would leave an unfrozen row
+# version in pg_database); the last freeze moves relfrozenxid/datfrozenxid to the new range, so no vacuum
+# truncates pg_xact below the xids the tests' rows will carry after the wraparound.
+pg_wrap_move_xid() {
+  local next cur dist steps step new seg oldest state
+  pg_release_horizon
+  pg_admin_psql -c "ALTER DATABASE template0 ALLOW_CONNECTIONS true" || die "could not open template0"
+  while :; do
+    next=$(pg_next_full_xid)
+    cur=$((next & 0xFFFFFFFF))
+    pg_wrap_xid_in_place "$next" && break
+    dist=$(((PG_WRAP_XID - cur) & 0xFFFFFFFF))
+    steps=$(((dist + PG_WRAP_MAX_STEP - 1) / PG_WRAP_MAX_STEP))
+    step=$(((dist + steps - 1) / steps))
+    new=$(((cur + step) & 0xFFFFFFFF))
+    ((new >= 3)) || new=3 # 0..2 are special; 3 is the first normal xid
+    pg_freeze_all
+    pg_stop
+    state=$(LC_ALL=C as_pg "$PG_BIN/pg_controldata" "$PG_DATA" | sed -n 's/^Database cluster state: *//p')
+    [[ $state == "shut down" ]] || die "cluster $PG_DATA is '$state' after the stop, not 'shut down': pg_resetwal needs a clean one"
+    seg=$(printf '%04X' $((new / CLOG_XIDS_PER_SEGMENT)))
+    oldest=$(((new / CLOG_XIDS_PER_SEGMENT) * CLOG_XIDS_PER_SEGMENT))
+    ((oldest >= 3)) || oldest=3
+    log "moving the next xid from $((next >> 32)):$cur to 0:$new (zeroed pg_xact/$seg, oldest xid $oldest)"
+    as_pg sh -c "umask 077 && rm -f '$PG_DATA/pg_xact/$seg' && dd if=/dev/zero of='$PG_DATA/pg_xact/$seg' bs=$((CLOG_XIDS_PER_SEGMENT / 4)) count=1 status=none" ||
+      die "could not write pg_xact/$seg"
+    as_pg find "$PG_DATA/pg_commit_ts" -maxdepth 1 -type f -delete || die "could not empty pg_commit_ts"
+    as_pg "$PG_BIN/pg_resetwal" -e 0 -x "$new" -u "$oldest" -c "$new,$new" "$PG_DATA" >/dev/null ||
+      die "pg_resetwal failed"
+    pg_start
+  done
+  pg_freeze_all
+  pg_admin_psql -c "ALTER DATABASE template0 ALLOW_CONNECTIONS false" || die "could not close template0"
 }
 
 # ---------------------------------------------------------------------------------------------
@@ -650,6 +778,9 @@ cmd_stop() {
   local rc=0
   ch_stop || rc=$?
   [[ -x $PG_BIN/pg_ctl ]] && { pg_stop || rc=$?; }
+  if [[ -x $PG_BIN/pg_ctl && -f $STATE/pgwrap/data/PG_VERSION ]]; then
+    (pg_select_wrap && pg_stop) || rc=$?
+  fi
   return "$rc"
 }
 
@@ -668,6 +799,17 @@ cmd_status() {
     printf 'postgresql: stopped (data %s)\n' "$PG_DATA"; rc=3
   else
     printf 'postgresql: not initialized\n'; rc=3
+  fi
+  # The second cluster (pg-wrap-start) is optional: shown, never counted in the exit status.
+  if [[ -x $PG_BIN/pg_ctl && -f $STATE/pgwrap/data/PG_VERSION ]]; then
+    (
+      pg_select_wrap
+      if pg_running; then
+        printf 'pg wrap:    running on 127.0.0.1:%s (data %s)\n' "$PG_PORT" "$PG_DATA"
+      else
+        printf 'pg wrap:    stopped (data %s)\n' "$PG_DATA"
+      fi
+    )
   fi
   if [[ ! -x $CH_SERVER_BIN ]]; then
     printf 'clickhouse: not installed\n'; rc=3
@@ -691,6 +833,7 @@ cmd_env() {
   printf 'export %s=%q\n' \
     WALSHADOW_PG_HOST 127.0.0.1 \
     WALSHADOW_PG_PORT "$PG_PORT" \
+    WALSHADOW_PG_WRAP_PORT "$PG_WRAP_PORT" \
     WALSHADOW_PG_DATABASE "$PG_DB" \
     WALSHADOW_PG_USER "$PG_ROLE" \
     WALSHADOW_PG_PASSWORD "$pgpw" \
@@ -756,12 +899,46 @@ cmd_ch_stall() {
   log "ClickHouse goes on"
 }
 
+cmd_pg_wrap_start() {
+  require_root
+  if [[ -n $(missing_packages) ]]; then
+    cmd_install
+  fi
+  check_state_dir
+  with_lock
+  pg_select_wrap
+  pg_wrap_dirs
+  pg_start
+  local next
+  next=$(pg_next_full_xid)
+  # Reused as it is when the counter is still where a previous call left it (a test not yet run on it).
+  if ! pg_wrap_xid_in_place "$next"; then
+    log "next xid $((next >> 32)):$((next & 0xFFFFFFFF))"
+    pg_wrap_move_xid
+    next=$(pg_next_full_xid)
+  fi
+  log "up: second PostgreSQL 127.0.0.1:$PG_PORT db=$PG_DB user=$PG_ROLE, next xid $((next >> 32)):$((next & 0xFFFFFFFF))"
+}
+
+cmd_pg_wrap_crash() {
+  pg_select_wrap
+  cmd_pg_crash
+}
+
+cmd_pg_wrap_stop() {
+  require_root
+  [[ -d $STATE ]] || { log "nothing to stop ($STATE does not exist)"; return 0; }
+  with_lock
+  pg_select_wrap
+  pg_stop
+}
+
 cmd_reset() {
   require_root
   if [[ -d $STATE ]]; then
     cmd_stop
     log "deleting data, logs and secrets under $STATE"
-    rm -rf -- "$STATE/pg" "$STATE/ch" "$STATE/logs" "$STATE/secrets"
+    rm -rf -- "$STATE/pg" "$STATE/pgwrap" "$STATE/ch" "$STATE/logs" "$STATE/secrets"
     rm -f -- "$STATE/.stack.lock"
     rmdir -- "$STATE" 2>/dev/null || log "kept $STATE (it holds other files)"
   fi
@@ -769,7 +946,7 @@ cmd_reset() {
 }
 
 usage() {
-  sed -n '2,16s/^# \{0,1\}//p' "$0" >&2
+  sed -n '2,20s/^# \{0,1\}//p' "$0" >&2
   exit 2
 }
 
@@ -789,6 +966,9 @@ main() {
     ch-crash) cmd_ch_crash ;;
     pg-restart) cmd_pg_restart ;;
     ch-stall) cmd_ch_stall "$@" ;;
+    pg-wrap-start) cmd_pg_wrap_start ;;
+    pg-wrap-crash) cmd_pg_wrap_crash ;;
+    pg-wrap-stop) cmd_pg_wrap_stop ;;
     -h | --help | help) usage ;;
     *) printf '[stack] unknown command: %s\n' "${cmd:-<none>}" >&2; usage ;;
   esac

@@ -39,6 +39,11 @@ public final class LocalPg {
         return Integer.parseInt(env("WALSHADOW_PG_PORT", "55432"));
     }
 
+    /** The second cluster of {@code stack.sh pg-wrap-start} (xid counter moved near wraparound). */
+    public static int wrapPort() {
+        return Integer.parseInt(env("WALSHADOW_PG_WRAP_PORT", "55433"));
+    }
+
     public static String database() {
         return env("WALSHADOW_PG_DATABASE", "walshadow");
     }
@@ -73,14 +78,24 @@ public final class LocalPg {
     }
 
     public static String jdbcUrl() {
-        return "jdbc:postgresql://" + host() + ":" + port() + "/" + database();
+        return jdbcUrl(port());
+    }
+
+    /** The stack's database on another cluster of the same host (same role and password): {@link #wrapPort()}. */
+    public static String jdbcUrl(int port) {
+        return "jdbc:postgresql://" + host() + ":" + port + "/" + database();
     }
 
     public static Connection connect() throws SQLException {
+        return connect(port());
+    }
+
+    /** As {@link #connect()}, to the cluster listening on {@code port}. */
+    public static Connection connect(int port) throws SQLException {
         Properties p = new Properties();
         p.setProperty("user", user());
         p.setProperty("password", password());
-        return DriverManager.getConnection(jdbcUrl(), p);
+        return DriverManager.getConnection(jdbcUrl(port), p);
     }
 
     /** Runs each statement in autocommit mode. */

@@ -32,6 +32,8 @@ public final class E2e implements AutoCloseable {
     public final String slot;
     public final String chDatabase;
     public final Path checkpoints;
+    /** The PostgreSQL cluster's port: the test's sessions and the job's connections. */
+    public final int pgPort;
     /** The test's PostgreSQL session (replaced by {@link #reconnectPg} after a server crash). */
     public Connection pg;
     public final ClickHouseConnection ch;
@@ -40,12 +42,18 @@ public final class E2e implements AutoCloseable {
     public final Configuration flink = new Configuration();
 
     public E2e(String prefix) throws Exception {
+        this(prefix, LocalPg.port());
+    }
+
+    /** As {@link #E2e(String)}, against the cluster on {@code pgPort} (the second one of stack.sh pg-wrap-start). */
+    public E2e(String prefix, int pgPort) throws Exception {
+        this.pgPort = pgPort;
         name = prefix + "_" + Long.toString(System.nanoTime(), 36);
         schema = name;
         slot = "ws_" + name;
         chDatabase = name;
         checkpoints = Files.createTempDirectory("walshadow-" + prefix + "-ck");
-        pg = LocalPg.connect();
+        pg = LocalPg.connect(pgPort);
         LocalPg.exec(pg, "CREATE SCHEMA " + schema, "CREATE TABLE " + schema + "._marker (id bigserial PRIMARY KEY)");
         try (ClickHouseConnection admin = new ClickHouseConnection(LocalClickHouse.url(), LocalClickHouse.user(),
                 LocalClickHouse.password(), "default")) {
@@ -58,7 +66,7 @@ public final class E2e implements AutoCloseable {
     /** Job arguments for this test's schema, slot and database; {@code extra} adds or overrides {@code --key value}. */
     public String[] args(String... extra) {
         Map<String, String> a = new java.util.LinkedHashMap<>();
-        String[] defaults = {"--pg.host", LocalPg.host(), "--pg.port", String.valueOf(LocalPg.port()),
+        String[] defaults = {"--pg.host", LocalPg.host(), "--pg.port", String.valueOf(pgPort),
                 "--pg.database", LocalPg.database(), "--pg.user", LocalPg.user(), "--pg.sslmode", "disable",
                 "--slot", slot, "--tables.include", schema + ".*", "--clickhouse.url", LocalClickHouse.url(),
                 "--clickhouse.user", LocalClickHouse.user(), "--clickhouse.database", chDatabase,
@@ -83,7 +91,12 @@ public final class E2e implements AutoCloseable {
         } catch (java.sql.SQLException ignored) {
             // already broken
         }
-        pg = LocalPg.connect();
+        pg = LocalPg.connect(pgPort);
+    }
+
+    /** Another session on this test's cluster. */
+    public Connection connectPg() throws java.sql.SQLException {
+        return LocalPg.connect(pgPort);
     }
 
     public JobConfig config(String... extra) {
