@@ -4,6 +4,7 @@ import io.walshadow.catalog.CatalogFilter;
 import io.walshadow.buffer.XactBuffer;
 import io.walshadow.toast.ToastResolver;
 import io.walshadow.pg.PgConnectionConfig;
+import io.walshadow.clickhouse.ClickHouseConnection;
 import io.walshadow.sink.ClickHouseSinkOptions;
 import io.walshadow.snapshot.SnapshotOptions;
 import io.walshadow.source.WalSourceOptions;
@@ -50,7 +51,8 @@ public record JobConfig(PgConnectionConfig pg, WalSourceOptions source, String i
                     "snapshot.mode", "snapshot.parallelism", "snapshot.fetch.rows", "snapshot.chunk.pages",
                     "clickhouse.url", "clickhouse.user", "clickhouse.password.file", "clickhouse.database", "clickhouse.sslrootcert",
                     "clickhouse.sink.id", "clickhouse.on.drop", "clickhouse.flush.bytes",
-                    "clickhouse.retry.timeout", "clickhouse.reset", "clickhouse.unwritable")));
+                    "clickhouse.retry.timeout", "clickhouse.statement.timeout", "clickhouse.reset",
+                    "clickhouse.unwritable")));
     /** PostgreSQL's GIDSIZE is 200 bytes with the terminating NUL. */
     private static final int MAX_GID_BYTES = 199;
 
@@ -206,7 +208,8 @@ public record JobConfig(PgConnectionConfig pg, WalSourceOptions source, String i
                     p.get("clickhouse.sink.id", source.slotName()), onDrop.equals("drop"),
                     longValue(p, "clickhouse.flush.bytes", 16L << 20),
                     duration(p, "clickhouse.retry.timeout", Duration.ofMinutes(5)), toastMirrors,
-                    unwritable.equals("quarantine"), tables);
+                    unwritable.equals("quarantine"), tables,
+                    duration(p, "clickhouse.statement.timeout", ClickHouseConnection.DEFAULT_TIMEOUT));
         } catch (IllegalArgumentException e) {
             throw new IllegalArgumentException("invalid ClickHouse setting: " + e.getMessage(), e);
         }

@@ -127,7 +127,7 @@ final class Preflight {
     private static void clickhouse(ClickHouseSinkOptions ch, boolean restoring, boolean reset) {
         String where = "ClickHouse at " + ch.endpoint() + " as user " + ch.user();
         try (ClickHouseConnection c = new ClickHouseConnection(ch.endpoint(), ch.user(), ch.password(), "default",
-                ch.rootCertificate())) {
+                ch.rootCertificate(), ch.statementTimeout())) {
             try {
                 c.queryString("SELECT version()");
             } catch (ClickHouseException e) {

@@ -13,6 +13,7 @@ import org.junit.jupiter.api.Test;
  * behind a full queue, and status messages from the keepalive timer keep the walsender alive, so the job neither
  * fails nor restarts, and catches up once the sink moves again.
  */
+@org.junit.jupiter.api.Tag("faults")
 class BackpressureEndToEndTest {
     @Test
     void aSinkStalledLongerThanWalSenderTimeoutDoesNotEndTheStream() throws Exception {

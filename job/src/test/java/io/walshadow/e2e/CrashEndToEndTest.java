@@ -17,6 +17,7 @@ import org.junit.jupiter.api.Test;
  * have drained their rows with its own); a prepared transaction survives the crash, in PostgreSQL and in the
  * buffer, and drains at its COMMIT PREPARED.
  */
+@org.junit.jupiter.api.Tag("faults")
 class CrashEndToEndTest {
     @Test
     void transactionsCutOffByAPostgresCrashAreDiscardedAndAPreparedOneSurvives() throws Exception {

@@ -30,6 +30,7 @@ import org.junit.jupiter.api.Test;
  * lost, the slot invalidated, a fresh start into a used sink id) and those that need the server set up apart (the
  * xid counter near wraparound, RocksDB's disk full) have their own tests (docs/operations.md, Faults).
  */
+@org.junit.jupiter.api.Tag("faults")
 class FaultSuiteEndToEndTest {
     static final int ROUNDS = 5;
     static final int ACCOUNTS = 2_000;
@@ -58,6 +59,7 @@ class FaultSuiteEndToEndTest {
             workload.start();
             Map<String, List<Double>> recovered = new LinkedHashMap<>();
             Map<String, Long> restarts = new LinkedHashMap<>();
+            Map<String, Long> retried = new LinkedHashMap<>();
             List<String> faults = new ArrayList<>();
             for (int r = 0; r < ROUNDS; r++) {
                 faults.addAll(List.of("walsender killed", "PostgreSQL crashed", "ClickHouse killed", STALL));
@@ -67,6 +69,7 @@ class FaultSuiteEndToEndTest {
                 for (String fault : faults) {
                     Thread.sleep(500 + rnd.nextInt(3_000));
                     long restartsBefore = restarts();
+                    long retriesBefore = sinkRetries();
                     long t0 = System.nanoTime();
                     inject(fault, e);
                     long before = committed.get();
@@ -76,7 +79,10 @@ class FaultSuiteEndToEndTest {
                     e.reconnectPg();
                     e.awaitCaughtUp(Duration.ofMinutes(3));
                     recovered.computeIfAbsent(fault, k -> new ArrayList<>()).add((System.nanoTime() - t0) / 1e9);
-                    restarts.merge(fault, restarts() - restartsBefore, Long::sum);
+                    long restarted = restarts() - restartsBefore;
+                    restarts.merge(fault, restarted, Long::sum);
+                    // counters start again with a restarted job: only a fault without a restart is counted
+                    retried.merge(fault, restarted == 0 ? Math.max(0, sinkRetries() - retriesBefore) : 0, Long::sum);
                 }
             } finally {
                 stop.set(true);
@@ -94,13 +100,13 @@ class FaultSuiteEndToEndTest {
             e.assertEachCommitOnce();
             System.out.printf("fault suite (seed %d): %d transactions committed in PostgreSQL; tables %s equal%n",
                     seed, committed.get(), compared);
-            System.out.printf("%-22s %9s %9s %9s %22s%n", "fault", "injected", "recovered", "restarts",
-                    "seconds to caught up (median, max)");
+            System.out.printf("%-22s %9s %9s %9s %12s %22s%n", "fault", "injected", "recovered", "restarts",
+                    "sink retries", "seconds to caught up (median, max)");
             for (Map.Entry<String, List<Double>> x : recovered.entrySet()) {
                 List<Double> t = new ArrayList<>(x.getValue());
                 Collections.sort(t);
-                System.out.printf("%-22s %9d %9d %9d %15.1f, %.1f%n", x.getKey(), t.size(), t.size(),
-                        restarts.get(x.getKey()), t.get(t.size() / 2), t.get(t.size() - 1));
+                System.out.printf("%-22s %9d %9d %9d %12d %15.1f, %.1f%n", x.getKey(), t.size(), t.size(),
+                        restarts.get(x.getKey()), retried.get(x.getKey()), t.get(t.size() / 2), t.get(t.size() - 1));
             }
             assertTrue(restarts.get(STALL) == 0, "a stall longer than wal_sender_timeout restarts nothing: "
                     + restarts);
@@ -121,6 +127,12 @@ class FaultSuiteEndToEndTest {
             case STALL -> E2e.stack("ch-stall", String.valueOf(STALL_SECONDS));
             default -> throw new IllegalArgumentException(fault);
         }
+    }
+
+    /** The sink's retried ClickHouse calls so far (writer and committer), since the job last (re)started. */
+    private static long sinkRetries() {
+        return Math.max(0, io.walshadow.buffer.TestMetricReporter.value("writer_retries"))
+                + Math.max(0, io.walshadow.buffer.TestMetricReporter.value("committer_retries"));
     }
 
     /** The job's restarts so far (Flink's numRestarts). */

@@ -18,6 +18,7 @@ import org.junit.jupiter.api.Test;
  * Misconfigurations fail at once, with one message saying what to change, before anything is created: no
  * replication slot in PostgreSQL, no table in ClickHouse.
  */
+@org.junit.jupiter.api.Tag("faults")
 class PreflightEndToEndTest {
     @Test
     void anIncludePatternMatchingNoTableIsRefusedUnlessAllowed() throws Exception {

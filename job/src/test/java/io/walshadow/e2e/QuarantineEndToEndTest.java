@@ -20,6 +20,7 @@ import org.junit.jupiter.api.Test;
  * {@code Date}) stops its table, listed and counted, while the other tables go on; excluded at one restore and
  * included at the next, with the cause fixed, the table is copied anew and equals PostgreSQL again.
  */
+@org.junit.jupiter.api.Tag("faults")
 class QuarantineEndToEndTest {
     private static final String[] OPTS = {"--clickhouse.unwritable", "quarantine", "--checkpoint.interval", "1s"};
 

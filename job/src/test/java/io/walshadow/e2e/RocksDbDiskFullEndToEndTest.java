@@ -16,6 +16,7 @@ import org.junit.jupiter.api.Test;
  * RocksDB's local disk fills up (a 48 MB tmpfs) while the buffer spills a large transaction: the job fails and
  * restarts until the disk has room again (the tmpfs is grown), then the transaction arrives whole, nothing lost.
  */
+@org.junit.jupiter.api.Tag("faults")
 class RocksDbDiskFullEndToEndTest {
     @Test
     void aFullRocksDbDiskStopsTheJobUntilThereIsRoomAndLosesNothing() throws Exception {

@@ -12,6 +12,7 @@ import org.junit.jupiter.api.Test;
  * The server invalidates the job's slot ({@code max_slot_wal_keep_size} exceeded): the job fails once with what to
  * do, instead of restarting for ever on an error that no restart can fix.
  */
+@org.junit.jupiter.api.Tag("faults")
 class SlotInvalidationEndToEndTest {
     @Test
     void anInvalidatedSlotFailsTheRestoredJobOnceWithWhatToDo() throws Exception {

@@ -33,6 +33,7 @@ import org.junit.jupiter.api.Test;
  * commit is in the commit log once, each replicated row carries its transaction's full xid (epoch included) as
  * {@code pg_current_xact_id()} gave it, and nothing is left in the transaction buffer.
  */
+@org.junit.jupiter.api.Tag("faults")
 class XidWraparoundEndToEndTest {
     static final long WRAP = 1L << 32;
     static final int ACCOUNTS = 1_000;

@@ -19,6 +19,7 @@ import org.junit.jupiter.api.Test;
  * {@code _attempt} and commits only those: the zombie's rows, which here disagree with PostgreSQL, never reach the
  * destination, and the commit goes on instead of failing.
  */
+@org.junit.jupiter.api.Tag("faults")
 class ZombieWriterEndToEndTest {
     private static final long ZOMBIE = 4242;
 

@@ -97,6 +97,8 @@ class JobConfigTest {
         for (String[] bad : new String[][] {{"--clickhouse.url", "ch:8123"},
                 {"--clickhouse.url", "http://ch", "--clickhouse.on.drop", "keep"},
                 {"--clickhouse.url", "http://ch", "--clickhouse.sink.id", "bad-id"},
+                {"--clickhouse.url", "http://ch", "--clickhouse.statement.timeout", "1500ms"},
+                {"--clickhouse.url", "http://ch", "--clickhouse.statement.timeout", "soon"},
                 {"--xact.buffer.heap.bytes", "-1"}}) {
             IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
                     () -> JobConfig.from(concat(MINIMAL, bad), Map.of()), String.join(" ", bad));
@@ -104,6 +106,9 @@ class JobConfigTest {
             assertTrue(e.getMessage().contains(key.equals("clickhouse.sink.id") ? "sink id" : key), e.getMessage());
         }
         assertEquals(0, JobConfig.from(concat(MINIMAL, "--xact.buffer.heap.bytes", "0"), Map.of()).bufferHeapBytes());
+        assertEquals(java.time.Duration.ofSeconds(60), c.clickhouse().statementTimeout());
+        assertEquals(java.time.Duration.ofSeconds(5), JobConfig.from(concat(MINIMAL, "--clickhouse.url", "http://ch",
+                "--clickhouse.statement.timeout", "5s"), Map.of()).clickhouse().statementTimeout());
     }
 
     @Test

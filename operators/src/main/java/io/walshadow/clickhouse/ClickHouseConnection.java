@@ -27,12 +27,10 @@ import org.slf4j.LoggerFactory;
  */
 public final class ClickHouseConnection implements ClickHouseSql, AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(ClickHouseConnection.class);
-    private static final long TIMEOUT_SECONDS = 60;
-    /**
-     * The server gives up on a statement before the client does ({@code max_execution_time}): a statement the client
-     * abandoned does not run on for long behind the retry.
-     */
-    private static final long SERVER_TIMEOUT_SECONDS = TIMEOUT_SECONDS - 10;
+    /** How long a statement is waited for by default ({@code clickhouse.statement.timeout}). */
+    public static final java.time.Duration DEFAULT_TIMEOUT = java.time.Duration.ofSeconds(60);
+    /** The shortest statement timeout: the server's must stay a whole second shorter. */
+    public static final java.time.Duration MIN_TIMEOUT = java.time.Duration.ofSeconds(2);
 
     /** Per connection: query ids are this plus a digest of the statement (see {@link #queryId}). */
     private final String idPrefix = "walshadow-" + Long.toHexString(new java.security.SecureRandom().nextLong()) + "-";
@@ -41,17 +39,37 @@ public final class ClickHouseConnection implements ClickHouseSql, AutoCloseable 
     private final String user;
     private final String database;
     private final Client client;
+    /** How long the client waits for an answer to one statement. */
+    private final long timeoutSeconds;
+    /**
+     * The server gives up on a statement before the client does ({@code max_execution_time}): a statement the client
+     * abandoned does not run on for long behind the retry (which replaces it if it still runs).
+     */
+    private final long serverTimeoutSeconds;
 
     public ClickHouseConnection(String endpoint, String user, String password, String database) {
         this(endpoint, user, password, database, null);
     }
 
+    public ClickHouseConnection(String endpoint, String user, String password, String database,
+                                String rootCertificate) {
+        this(endpoint, user, password, database, rootCertificate, DEFAULT_TIMEOUT);
+    }
+
     /**
      * @param rootCertificate PEM file of the CA that signed the server's certificate, for an {@code https://}
      *     endpoint whose CA the JVM does not trust; null for the JVM's trust store (or plain http)
+     * @param timeout how long one statement is waited for, at least {@link #MIN_TIMEOUT}; the server is told to give
+     *     up a sixth sooner (one to ten seconds)
      */
     public ClickHouseConnection(String endpoint, String user, String password, String database,
-                                String rootCertificate) {
+                                String rootCertificate, java.time.Duration timeout) {
+        if (timeout.compareTo(MIN_TIMEOUT) < 0) {
+            throw new IllegalArgumentException("clickhouse.statement.timeout must be at least "
+                    + MIN_TIMEOUT.toSeconds() + "s, got " + timeout.toMillis() + " ms");
+        }
+        this.timeoutSeconds = timeout.toSeconds();
+        this.serverTimeoutSeconds = timeoutSeconds - Math.max(1, Math.min(10, timeoutSeconds / 6));
         this.endpoint = Objects.requireNonNull(endpoint, "endpoint");
         this.user = Objects.requireNonNull(user, "user");
         this.database = Objects.requireNonNull(database, "database");
@@ -100,8 +118,8 @@ public final class ClickHouseConnection implements ClickHouseSql, AutoCloseable 
         com.clickhouse.client.api.command.CommandSettings settings = new com.clickhouse.client.api.command.CommandSettings();
         settings.setQueryId(queryId(sql));
         settings.serverSetting("replace_running_query", "1");
-        settings.serverSetting("max_execution_time", Long.toString(SERVER_TIMEOUT_SECONDS));
-        try (CommandResponse r = client.execute(sql, settings).get(TIMEOUT_SECONDS, TimeUnit.SECONDS)) {
+        settings.serverSetting("max_execution_time", Long.toString(serverTimeoutSeconds));
+        try (CommandResponse r = client.execute(sql, settings).get(timeoutSeconds, TimeUnit.SECONDS)) {
             // nothing to read
         } catch (Exception e) {
             throw wrap(sql, e);
@@ -124,9 +142,9 @@ public final class ClickHouseConnection implements ClickHouseSql, AutoCloseable 
         // one buffer is one insert, however often it is retried
         settings.setQueryId(queryId(what + "#" + System.identityHashCode(rows)));
         settings.serverSetting("replace_running_query", "1");
-        settings.serverSetting("max_execution_time", Long.toString(SERVER_TIMEOUT_SECONDS));
+        settings.serverSetting("max_execution_time", Long.toString(serverTimeoutSeconds));
         try (InsertResponse r = client.insert(table, rows::writeTo, ClickHouseFormat.RowBinary, settings)
-                .get(TIMEOUT_SECONDS, TimeUnit.SECONDS)) {
+                .get(timeoutSeconds, TimeUnit.SECONDS)) {
             trace(start, what);
             return r.getWrittenRows();
         } catch (Exception e) {
@@ -144,8 +162,8 @@ public final class ClickHouseConnection implements ClickHouseSql, AutoCloseable 
         byte[] body;
         long start = System.nanoTime();
         com.clickhouse.client.api.query.QuerySettings settings = new com.clickhouse.client.api.query.QuerySettings();
-        settings.serverSetting("max_execution_time", Long.toString(SERVER_TIMEOUT_SECONDS));
-        try (QueryResponse r = client.query(full, settings).get(TIMEOUT_SECONDS, TimeUnit.SECONDS);
+        settings.serverSetting("max_execution_time", Long.toString(serverTimeoutSeconds));
+        try (QueryResponse r = client.query(full, settings).get(timeoutSeconds, TimeUnit.SECONDS);
              InputStream in = r.getInputStream()) {
             body = in.readAllBytes();
         } catch (Exception e) {
@@ -207,7 +225,7 @@ public final class ClickHouseConnection implements ClickHouseSql, AutoCloseable 
         return out.toString(StandardCharsets.UTF_8);
     }
 
-    private static ClickHouseException wrap(String sql, Exception e) {
+    private ClickHouseException wrap(String sql, Exception e) {
         Throwable t = e;
         if (t instanceof ExecutionException && t.getCause() != null) {
             t = t.getCause();
@@ -215,7 +233,7 @@ public final class ClickHouseConnection implements ClickHouseSql, AutoCloseable 
         if (t instanceof InterruptedException) {
             Thread.currentThread().interrupt();
         }
-        String msg = t instanceof TimeoutException ? "no answer within " + TIMEOUT_SECONDS + " s"
+        String msg = t instanceof TimeoutException ? "no answer within " + timeoutSeconds + " s"
                 : t.getClass().getSimpleName() + ": " + t.getMessage();
         return new ClickHouseException(sql, msg, t);
     }

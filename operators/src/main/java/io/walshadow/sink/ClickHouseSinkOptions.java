@@ -21,17 +21,20 @@ import java.util.Objects;
  *     job ({@code clickhouse.unwritable})
  * @param tables the table filter's spec ({@link io.walshadow.catalog.CatalogFilter#spec()}; null: every table): a
  *     restore releases quarantined tables it excludes
+ * @param statementTimeout how long one statement is waited for before it counts as failed (transiently: retried,
+ *     the retry replacing the attempt if the server still runs it); the server gives up a sixth sooner
  */
 public record ClickHouseSinkOptions(String endpoint, String user, String password, String database,
                                     String rootCertificate, String sinkId, boolean dropTables, long flushBytes,
-                                    Duration retryTimeout, boolean toastMirrors, boolean quarantine, String tables)
+                                    Duration retryTimeout, boolean toastMirrors, boolean quarantine, String tables,
+                                    Duration statementTimeout)
         implements Serializable {
     /** Failing the job on a value it cannot write, for every table. */
     public ClickHouseSinkOptions(String endpoint, String user, String password, String database,
                                  String rootCertificate, String sinkId, boolean dropTables, long flushBytes,
                                  Duration retryTimeout, boolean toastMirrors) {
         this(endpoint, user, password, database, rootCertificate, sinkId, dropTables, flushBytes, retryTimeout,
-                toastMirrors, false, null);
+                toastMirrors, false, null, ClickHouseConnection.DEFAULT_TIMEOUT);
     }
 
     public ClickHouseSinkOptions {
@@ -39,6 +42,11 @@ public record ClickHouseSinkOptions(String endpoint, String user, String passwor
         Objects.requireNonNull(user, "clickhouse.user");
         Objects.requireNonNull(database, "clickhouse.database");
         SinkTables.checkSinkId(sinkId);
+        Objects.requireNonNull(statementTimeout, "clickhouse.statement.timeout");
+        if (statementTimeout.compareTo(ClickHouseConnection.MIN_TIMEOUT) < 0) {
+            throw new IllegalArgumentException("clickhouse.statement.timeout must be at least "
+                    + ClickHouseConnection.MIN_TIMEOUT.toSeconds() + "s, got " + statementTimeout.toMillis() + " ms");
+        }
         if (flushBytes < 1024) {
             throw new IllegalArgumentException("clickhouse.flush.bytes must be at least 1024, got " + flushBytes);
         }
@@ -50,7 +58,8 @@ public record ClickHouseSinkOptions(String endpoint, String user, String passwor
     }
 
     public ClickHouseConnection connect() {
-        return new ClickHouseConnection(endpoint, user, password == null ? "" : password, database, rootCertificate);
+        return new ClickHouseConnection(endpoint, user, password == null ? "" : password, database, rootCertificate,
+                statementTimeout);
     }
 
     @Override

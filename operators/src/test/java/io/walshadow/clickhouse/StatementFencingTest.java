@@ -13,6 +13,7 @@ import org.junit.jupiter.api.Test;
  * attempt instead of running beside it: against the local server, a slow INSERT … SELECT sent twice writes its rows
  * once, and the first attempt ends cancelled rather than finishing after the second.
  */
+@org.junit.jupiter.api.Tag("faults")
 class StatementFencingTest {
     @Test
     void aRetriedStatementReplacesTheAttemptStillRunning() throws Exception {
