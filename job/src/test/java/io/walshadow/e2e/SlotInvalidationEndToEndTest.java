@@ -24,7 +24,8 @@ class SlotInvalidationEndToEndTest {
                 e.awaitCaughtUp(Duration.ofMinutes(2));
                 Thread.sleep(2_000); // a checkpoint to restore from
                 e.cancelJobs();
-                invalidate(e);
+                invalidate(e, "INSERT INTO " + e.schema + ".t SELECT g, 'x' FROM generate_series(1, 1000) g"
+                        + " ON CONFLICT DO NOTHING");
                 long t0 = System.nanoTime();
                 String failure;
                 try {
@@ -58,7 +59,8 @@ class SlotInvalidationEndToEndTest {
                 e.awaitCaughtUp(Duration.ofMinutes(2));
                 long t0;
                 try (AutoCloseable stall = E2e.stallSink()) { // no checkpoint completes: the slot stops advancing
-                    invalidate(e);
+                    invalidate(e, "INSERT INTO " + e.schema + ".t SELECT g, 'x' FROM generate_series(1, 1000) g"
+                            + " ON CONFLICT DO NOTHING");
                     t0 = System.nanoTime();
                 }
                 String failure = e.awaitJobFailure(Duration.ofMinutes(2));
@@ -73,17 +75,20 @@ class SlotInvalidationEndToEndTest {
         }
     }
 
-    private static void keepAtMost48MB(E2e e, boolean on) throws SQLException {
+    static void keepAtMost48MB(E2e e, boolean on) throws SQLException {
         LocalPg.exec(e.pg, on ? "ALTER SYSTEM SET max_slot_wal_keep_size = '48MB'"
                 : "ALTER SYSTEM RESET max_slot_wal_keep_size", "SELECT pg_reload_conf()");
     }
 
-    /** Writes and switches WAL segments, with checkpoints, until the server invalidates the job's slot. */
-    private static void invalidate(E2e e) throws Exception {
+    /**
+     * Runs {@code writes} (none when a workload writes meanwhile), switches WAL segments and checkpoints, until the
+     * server invalidates the job's slot.
+     */
+    static void invalidate(E2e e, String... writes) throws Exception {
         FlinkTestJobs.awaitTrue(() -> "the slot is invalidated", Duration.ofMinutes(2), () -> {
             try {
-                LocalPg.exec(e.pg, "INSERT INTO " + e.schema + ".t SELECT g, 'x' FROM generate_series(1, 1000) g"
-                        + " ON CONFLICT DO NOTHING", "SELECT pg_switch_wal()", "CHECKPOINT");
+                LocalPg.exec(e.pg, writes);
+                LocalPg.exec(e.pg, "SELECT pg_switch_wal()", "CHECKPOINT");
                 return "lost".equals(LocalPg.queryString(e.pg, "SELECT wal_status FROM pg_replication_slots"
                         + " WHERE slot_name = '" + e.slot + "'"));
             } catch (SQLException x) {

@@ -51,10 +51,7 @@ class TerminalFaultSuiteEndToEndTest {
     void aStagedPartitionEmptiedBeforeItsCommitStopsTheJobAtAConsistentCut() throws Exception {
         for (int round = 0; round < ROUNDS; round++) {
             try (E2e e = new E2e("e2e_tf_stage"); Workload w = new Workload(e)) {
-                e.start(e.config("--checkpoint.interval", "1s"), null, 0);
-                e.awaitCaughtUp(Duration.ofMinutes(2));
-                w.start();
-                Thread.sleep(500 + RND.nextInt(2_500));
+                startUnderWorkload(e, w, 0);
                 AtomicBoolean armed = new AtomicBoolean(true);
                 AtomicLong t0 = new AtomicLong();
                 Faults.install(point -> {
@@ -91,15 +88,12 @@ class TerminalFaultSuiteEndToEndTest {
     void anInvalidatedSlotStopsTheJobOnceAtAConsistentCut() throws Exception {
         for (int round = 0; round < ROUNDS; round++) {
             try (E2e e = new E2e("e2e_tf_slot"); Workload w = new Workload(e)) {
-                keepAtMost48MB(e, true);
+                SlotInvalidationEndToEndTest.keepAtMost48MB(e, true);
                 try {
-                    e.start(e.config("--checkpoint.interval", "1s"), null, 100);
-                    e.awaitCaughtUp(Duration.ofMinutes(2));
-                    w.start();
-                    Thread.sleep(500 + RND.nextInt(2_500));
+                    startUnderWorkload(e, w, 100);
                     long t0;
                     try (AutoCloseable stall = E2e.stallSink()) { // no checkpoint: the slot stops advancing
-                        invalidate(e);
+                        SlotInvalidationEndToEndTest.invalidate(e);
                         t0 = System.nanoTime();
                     }
                     String failure = e.awaitJobFailure(Duration.ofMinutes(2));
@@ -110,7 +104,7 @@ class TerminalFaultSuiteEndToEndTest {
                             failure);
                     assertConsistentCut(e);
                 } finally {
-                    keepAtMost48MB(e, false);
+                    SlotInvalidationEndToEndTest.keepAtMost48MB(e, false);
                 }
                 remedy("slot invalidated", e);
             }
@@ -121,10 +115,7 @@ class TerminalFaultSuiteEndToEndTest {
     void aFreshStartIntoAUsedSinkIdIsRefusedAndTheRestoreLosesNothing() throws Exception {
         for (int round = 0; round < ROUNDS; round++) {
             try (E2e e = new E2e("e2e_tf_reuse"); Workload w = new Workload(e)) {
-                e.start(e.config("--checkpoint.interval", "1s"), null, 0);
-                e.awaitCaughtUp(Duration.ofMinutes(2));
-                w.start();
-                Thread.sleep(500 + RND.nextInt(2_500));
+                startUnderWorkload(e, w, 0);
                 e.cancelJobs(); // at a random moment of the stream
                 long t0 = System.nanoTime();
                 // a fresh start (its own new slot) into the same database and sink id
@@ -149,6 +140,14 @@ class TerminalFaultSuiteEndToEndTest {
                         .add((System.nanoTime() - r0) / 1e9);
             }
         }
+    }
+
+    /** Starts the job (restarts allowed), waits until it replicates, then lets the workload run a random while. */
+    private static void startUnderWorkload(E2e e, Workload w, int restarts) throws Exception {
+        e.start(e.config("--checkpoint.interval", "1s"), null, restarts);
+        e.awaitCaughtUp(Duration.ofMinutes(2));
+        w.start();
+        Thread.sleep(500 + RND.nextInt(2_500));
     }
 
     @AfterAll
@@ -229,24 +228,6 @@ class TerminalFaultSuiteEndToEndTest {
         assertEquals(expected, asOfWatermark, "the destination up to its watermark is the rows of the transactions"
                 + " the commit log has up to it");
         e.assertEachCommitOnce();
-    }
-
-    private static void keepAtMost48MB(E2e e, boolean on) throws SQLException {
-        LocalPg.exec(e.pg, on ? "ALTER SYSTEM SET max_slot_wal_keep_size = '48MB'"
-                : "ALTER SYSTEM RESET max_slot_wal_keep_size", "SELECT pg_reload_conf()");
-    }
-
-    /** Writes and switches WAL segments, with checkpoints, until the server invalidates the job's slot. */
-    private static void invalidate(E2e e) throws Exception {
-        FlinkTestJobs.awaitTrue(() -> "the slot is invalidated", Duration.ofMinutes(2), () -> {
-            try {
-                LocalPg.exec(e.pg, "SELECT pg_switch_wal()", "CHECKPOINT");
-                return "lost".equals(LocalPg.queryString(e.pg, "SELECT wal_status FROM pg_replication_slots"
-                        + " WHERE slot_name = '" + e.slot + "'"));
-            } catch (SQLException x) {
-                throw new IllegalStateException(x);
-            }
-        });
     }
 
     /** Inserts 1 to 20 rows per transaction, about 40 transactions a second, into {@code t}. */

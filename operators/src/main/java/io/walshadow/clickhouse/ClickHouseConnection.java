@@ -32,6 +32,14 @@ public final class ClickHouseConnection implements ClickHouseSql, AutoCloseable 
     /** The shortest statement timeout: the server's must stay a whole second shorter. */
     public static final java.time.Duration MIN_TIMEOUT = java.time.Duration.ofSeconds(2);
 
+    /** Refuses a statement timeout below {@link #MIN_TIMEOUT}, naming the option. */
+    public static void checkTimeout(java.time.Duration timeout) {
+        if (timeout.compareTo(MIN_TIMEOUT) < 0) {
+            throw new IllegalArgumentException("clickhouse.statement.timeout must be at least "
+                    + MIN_TIMEOUT.toSeconds() + "s, got " + timeout.toMillis() + " ms");
+        }
+    }
+
     /** Per connection: query ids are this plus a digest of the statement (see {@link #queryId}). */
     private final String idPrefix = "walshadow-" + Long.toHexString(new java.security.SecureRandom().nextLong()) + "-";
 
@@ -64,10 +72,7 @@ public final class ClickHouseConnection implements ClickHouseSql, AutoCloseable 
      */
     public ClickHouseConnection(String endpoint, String user, String password, String database,
                                 String rootCertificate, java.time.Duration timeout) {
-        if (timeout.compareTo(MIN_TIMEOUT) < 0) {
-            throw new IllegalArgumentException("clickhouse.statement.timeout must be at least "
-                    + MIN_TIMEOUT.toSeconds() + "s, got " + timeout.toMillis() + " ms");
-        }
+        checkTimeout(timeout);
         this.timeoutSeconds = timeout.toSeconds();
         this.serverTimeoutSeconds = timeoutSeconds - Math.max(1, Math.min(10, timeoutSeconds / 6));
         this.endpoint = Objects.requireNonNull(endpoint, "endpoint");

@@ -43,10 +43,7 @@ public record ClickHouseSinkOptions(String endpoint, String user, String passwor
         Objects.requireNonNull(database, "clickhouse.database");
         SinkTables.checkSinkId(sinkId);
         Objects.requireNonNull(statementTimeout, "clickhouse.statement.timeout");
-        if (statementTimeout.compareTo(ClickHouseConnection.MIN_TIMEOUT) < 0) {
-            throw new IllegalArgumentException("clickhouse.statement.timeout must be at least "
-                    + ClickHouseConnection.MIN_TIMEOUT.toSeconds() + "s, got " + statementTimeout.toMillis() + " ms");
-        }
+        ClickHouseConnection.checkTimeout(statementTimeout); // at once, not when the first connection opens
         if (flushBytes < 1024) {
             throw new IllegalArgumentException("clickhouse.flush.bytes must be at least 1024, got " + flushBytes);
         }
