@@ -18,6 +18,8 @@
 #                      2^32 - 10000 (xid wraparound tests); the shared cluster is not touched
 #   stack.sh pg-wrap-crash  pg-crash for the second cluster
 #   stack.sh pg-wrap-stop   stop the second cluster
+#   stack.sh pg-wrap-crash-torn SEG  pg-wrap-crash that also loses WAL segment file SEG (as if it had never been
+#                      flushed): a record cut there makes recovery write XLOG_OVERWRITE_CONTRECORD over it
 #
 # Everything lives under ${WALSHADOW_STATE_DIR:-/var/lib/walshadow-dev} (never in the repo,
 # which may sit under /root where the postgres user cannot read):
@@ -925,6 +927,17 @@ cmd_pg_wrap_crash() {
   cmd_pg_crash
 }
 
+cmd_pg_wrap_crash_torn() {
+  local seg=${1:-}
+  [[ $seg =~ ^[0-9A-F]{24}$ ]] || die "pg-wrap-crash-torn takes a WAL segment file name, got '$seg'"
+  pg_select_wrap
+  pg_running || die "PostgreSQL is not running"
+  log "crashing the second PostgreSQL (pg_ctl stop -m immediate), losing pg_wal/$seg, and starting it again"
+  as_pg "$PG_BIN/pg_ctl" -D "$PG_DATA" -m immediate -w -t 30 stop >/dev/null || die "immediate stop failed"
+  rm -f -- "$PG_DATA/pg_wal/$seg"
+  pg_start
+}
+
 cmd_pg_wrap_stop() {
   require_root
   [[ -d $STATE ]] || { log "nothing to stop ($STATE does not exist)"; return 0; }
@@ -946,7 +959,7 @@ cmd_reset() {
 }
 
 usage() {
-  sed -n '2,20s/^# \{0,1\}//p' "$0" >&2
+  sed -n '2,22s/^# \{0,1\}//p' "$0" >&2
   exit 2
 }
 
@@ -969,6 +982,7 @@ main() {
     pg-wrap-start) cmd_pg_wrap_start ;;
     pg-wrap-crash) cmd_pg_wrap_crash ;;
     pg-wrap-stop) cmd_pg_wrap_stop ;;
+    pg-wrap-crash-torn) cmd_pg_wrap_crash_torn "$@" ;;
     -h | --help | help) usage ;;
     *) printf '[stack] unknown command: %s\n' "${cmd:-<none>}" >&2; usage ;;
   esac

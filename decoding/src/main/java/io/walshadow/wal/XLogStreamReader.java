@@ -34,11 +34,14 @@ public final class XLogStreamReader {
     static final int SIZE_OF_LONG_PHD = 40;
     static final int XLP_FIRST_IS_CONTRECORD = 0x0001;
     static final int XLP_LONG_HEADER = 0x0002;
+    /** Crash recovery wrote this page over the missing continuation of a record (CreateOverwriteContrecordRecord). */
+    static final int XLP_FIRST_IS_OVERWRITE_CONTRECORD = 0x0008;
     static final int XLP_ALL_FLAGS = 0x000F;
     /** Records larger than this cannot be allocated by the server either (AllocSizeIsValid). */
     static final long MAX_RECORD_SIZE = 0x3FFFFFFFL;
     static final int RM_XLOG_ID = 0;
     static final int XLOG_SWITCH = 0x40;
+    static final int XLOG_OVERWRITE_CONTRECORD = 0xD0;
 
     private final WalFormat format;
     private final int segmentSize;
@@ -65,6 +68,10 @@ public final class XLogStreamReader {
     private int recFilled;
     private long recLsn;
     private boolean recHeaderChecked;
+    /** Start of a record whose continuation was overwritten after a crash; the next record must say so. */
+    private long overwrittenLsn = Lsn.INVALID;
+    private long overwrittenRecords;
+    private long lastOverwritten;
 
     /**
      * @param zeroLengthIsEndOfWal true when reading segment files, where a zero {@code xl_tot_len} at a record
@@ -110,6 +117,19 @@ public final class XLogStreamReader {
     /** True once a zero-length record start was seen in file mode: the end of written WAL. */
     public boolean atEndOfWal() {
         return endOfWal;
+    }
+
+    /**
+     * Partial records given up so far because crash recovery overwrote their continuation (each is followed by an
+     * XLOG_OVERWRITE_CONTRECORD naming it; {@link #lastOverwrittenLsn()} is the latest).
+     */
+    public long overwrittenRecords() {
+        return overwrittenRecords;
+    }
+
+    /** Start of the latest partial record given up ({@link #overwrittenRecords()}), or {@link Lsn#INVALID}. */
+    public long lastOverwrittenLsn() {
+        return overwrittenRecords == 0 ? Lsn.INVALID : lastOverwritten;
     }
 
     /** Appends bytes that start at {@code lsn}, which must be {@link #feedLsn()}. */
@@ -333,10 +353,29 @@ public final class XLogStreamReader {
         }
         // Decode before advancing: if the record is refused, the reader's position stays at its start.
         XLogRecord decoded = XLogRecordDecoder.decode(format, recLsn, end, r, scratch);
+        if (overwrittenLsn != Lsn.INVALID) {
+            checkOverwrite(decoded);
+        }
         rec = null;
         skipUntil = end;
         expectedPrev = recLsn;
         return decoded;
+    }
+
+    /**
+     * The first record after an overwritten continuation must be XLOG_OVERWRITE_CONTRECORD naming the record given
+     * up (xlog_redo checks the same): anything else means the page flag and the WAL disagree.
+     */
+    private void checkOverwrite(XLogRecord r) {
+        ByteBuffer main = r.mainData();
+        boolean names = r.rmid() == RM_XLOG_ID && r.rmgrInfo() == XLOG_OVERWRITE_CONTRECORD
+                && main.remaining() >= 8 && main.getLong(main.position()) == overwrittenLsn;
+        if (!names) {
+            throw new WalDecodeException(MISSING_CONTRECORD, r.lsn(), "the page before this record overwrote the"
+                    + " continuation of the record at " + Lsn.format(overwrittenLsn) + ", but this record is not"
+                    + " an OVERWRITE_CONTRECORD naming it");
+        }
+        overwrittenLsn = Lsn.INVALID;
     }
 
     /** Validates and strips the page header at readPtr; false if its bytes have not arrived yet. */
@@ -397,7 +436,15 @@ public final class XLogStreamReader {
                     + " to " + Integer.toUnsignedString(tli) + "; following a timeline switch is not supported yet");
         }
         boolean cont = (info & XLP_FIRST_IS_CONTRECORD) != 0;
-        if (rec != null) {
+        if (rec != null && (info & XLP_FIRST_IS_OVERWRITE_CONTRECORD) != 0) {
+            // The server crashed before the rest of this record was flushed, and recovery wrote new WAL from this
+            // page on: the partial record never happened (its transaction did not commit). Read on from here, as
+            // xlogreader does; the prev-link chain continues from the last whole record.
+            overwrittenLsn = recLsn;
+            overwrittenRecords++;
+            lastOverwritten = recLsn;
+            rec = null;
+        } else if (rec != null) {
             if (!cont) {
                 throw new WalDecodeException(MISSING_CONTRECORD, recLsn, "there is no contrecord flag at "
                         + Lsn.format(page) + " while " + (rec.length - recFilled) + " bytes of the record are missing");

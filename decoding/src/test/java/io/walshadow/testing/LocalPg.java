@@ -95,6 +95,7 @@ public final class LocalPg {
         Properties p = new Properties();
         p.setProperty("user", user());
         p.setProperty("password", password());
+        p.setProperty("socketTimeout", "300"); // a test's statement never waits on a dead server for ever
         return DriverManager.getConnection(jdbcUrl(port), p);
     }
 

@@ -734,6 +734,63 @@ class CorruptWalTest {
         return pageStart(big.lsn()) + BLCKSZ;
     }
 
+    /**
+     * The stream up to {@code page} (inside the 40 kB message), then {@code page} as crash recovery rewrites it when
+     * the message's continuation was never flushed (CreateOverwriteContrecordRecord): the page flag
+     * XLP_FIRST_IS_OVERWRITE_CONTRECORD and, first on it, XLOG_OVERWRITE_CONTRECORD naming {@code named}, linked to the
+     * record before the message.
+     */
+    private static byte[] overwrittenAt(long page, long named) {
+        int hdr = (page & (segSize - 1)) == 0 ? LONG_PHD : SHORT_PHD;
+        byte[] rec = new byte[XLogRecord.SIZE_OF_HEADER + 2 + 16];
+        Bytes.putInt32(rec, 0, rec.length);
+        Bytes.putInt64(rec, 8, clean.get(indexOf(big) - 1).lsn());
+        rec[16] = (byte) 0xD0; // XLOG_OVERWRITE_CONTRECORD
+        rec[17] = RM_XLOG_ID;
+        rec[24] = (byte) 255; // XLR_BLOCK_ID_DATA_SHORT
+        rec[25] = 16;
+        Bytes.putInt64(rec, 26, named); // xl_overwrite_contrecord.overwritten_lsn
+        Bytes.putInt64(rec, 34, 123_456_789L); // .overwrite_time
+        fixCrc(rec);
+        byte[] out = Arrays.copyOf(wal, off(page) + hdr + rec.length);
+        ByteBuffer h = ByteBuffer.wrap(out, off(page), hdr).slice().order(java.nio.ByteOrder.LITTLE_ENDIAN);
+        h.putShort(2, (short) ((h.getShort(2) & XLP_LONG_HEADER) | 0x0008));
+        h.putInt(16, 0); // xlp_rem_len
+        System.arraycopy(rec, 0, out, off(page) + hdr, rec.length);
+        return out;
+    }
+
+    @Test
+    void partialRecordOverwrittenByCrashRecoveryIsSkippedAsTheServerDoes() {
+        for (long page : new long[] {bigContinuationPage(), bigContinuationPage() + 2L * BLCKSZ}) {
+            byte[] stream = overwrittenAt(page, big.lsn());
+            Run run = feed(stream, 0, stream.length, Lsn.INVALID, false, IRREGULAR);
+            assertNull(run.error, () -> run.error.getMessage());
+            List<Rec> expected = new ArrayList<>(cleanBefore(indexOf(big)));
+            XLogRecord overwrite = run.records.get(run.records.size() - 1);
+            assertEquals(expected, ids(run.records.subList(0, run.records.size() - 1)), "records before the message");
+            int hdr = (page & (segSize - 1)) == 0 ? LONG_PHD : SHORT_PHD;
+            assertEquals(Lsn.format(page + hdr), Lsn.format(overwrite.lsn()), "reading went on at the page");
+            assertEquals(RM_XLOG_ID, overwrite.rmid());
+            assertEquals(0xD0, overwrite.rmgrInfo());
+            assertEquals(1, run.reader.overwrittenRecords());
+            assertEquals(Lsn.format(big.lsn()), Lsn.format(run.reader.lastOverwrittenLsn()));
+            assertEquals(Lsn.format(overwrite.endLsn()), Lsn.format(run.reader.resumeLsn()));
+        }
+    }
+
+    @Test
+    void overwritePageWhoseFirstRecordDoesNotNameThePartialRecordFails() {
+        long page = bigContinuationPage();
+        byte[] stream = overwrittenAt(page, big.lsn() + 8);
+        Run run = feed(stream, 0, stream.length, Lsn.INVALID, false, IRREGULAR);
+        assertNotNull(run.error, "an overwrite naming another record was accepted");
+        assertEquals(Kind.MISSING_CONTRECORD, run.error.kind(), run.error::getMessage);
+        assertTrue(run.error.getMessage().contains(Lsn.format(big.lsn())), run.error::getMessage);
+        assertEquals(cleanBefore(indexOf(big)), ids(run.records));
+        assertSame(run.error, assertThrows(WalDecodeException.class, run.reader::next));
+    }
+
     @Test
     void badPageMagic() {
         for (long page : new long[] {quietPage(), bigContinuationPage()}) {

@@ -21,6 +21,8 @@ final class SlotFeedback {
     volatile long slotSafeWalSize = -1;
     /** Status messages sent while the fetcher waited behind a full queue (backpressure). */
     volatile long keepalivesWhileBackpressured;
+    /** Partial records skipped because the server's crash recovery overwrote them (XLOG_OVERWRITE_CONTRECORD). */
+    volatile long overwrittenRecords;
 
     /** Called when a checkpoint completed: a restore from it resumes at {@code lsn}, so WAL before it may go. */
     void confirm(long lsn) {

@@ -31,6 +31,7 @@ final class WalSourceReader extends SingleThreadMultiplexSourceReaderBase<XLogRe
         wal.gauge("confirmedLsn", () -> feedback.reportedLsn);
         wal.gauge("serverLsn", () -> feedback.serverWalEnd);
         wal.gauge("keepalivesWhileBackpressured", () -> feedback.keepalivesWhileBackpressured);
+        wal.gauge("overwrittenRecords", () -> feedback.overwrittenRecords);
         wal.gauge("slotWalStatus", () -> feedback.slotWalStatus);
         wal.gauge("slotSafeWalSizeBytes", () -> feedback.slotSafeWalSize);
         // replication lag in bytes: WAL the server has that the pipeline has not been handed yet (-1: not known yet)

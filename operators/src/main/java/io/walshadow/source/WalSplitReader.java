@@ -58,6 +58,7 @@ final class WalSplitReader implements SplitReader<XLogRecord, WalSplit> {
     private java.util.concurrent.ScheduledExecutorService keepalive;
     /** When {@link #fetch} last talked to the server (nanoTime). */
     private volatile long lastFetchNanos;
+    private long overwrittenSeen;
 
     WalSplitReader(PgConnectionConfig pg, WalSourceOptions options, SlotFeedback feedback) {
         this.pg = pg;
@@ -90,6 +91,9 @@ final class WalSplitReader implements SplitReader<XLogRecord, WalSplit> {
             while (n < options.maxRecordsPerFetch() && !wakeUp) {
                 XLogRecord r = reader.next();
                 if (r != null) {
+                    if (reader.overwrittenRecords() != overwrittenSeen) {
+                        noteOverwritten(r);
+                    }
                     batch.add(id, r);
                     n++;
                     continue;
@@ -117,6 +121,15 @@ final class WalSplitReader implements SplitReader<XLogRecord, WalSplit> {
             Thread.currentThread().interrupt();
             return batch.build();
         }
+    }
+
+    /** A partial record the server's crash recovery wrote over: skipped, as the server does; said and counted. */
+    private void noteOverwritten(XLogRecord overwrite) {
+        overwrittenSeen = reader.overwrittenRecords();
+        feedback.overwrittenRecords++;
+        LOG.warn("WAL at {}: the partial record at {} was never completed (the server crashed before the rest was"
+                + " flushed) and was overwritten by its crash recovery; reading on, as the server does (its"
+                + " transaction did not commit)", Lsn.format(overwrite.lsn()), Lsn.format(reader.lastOverwrittenLsn()));
     }
 
     private void start() throws SQLException {
@@ -151,6 +164,7 @@ final class WalSplitReader implements SplitReader<XLogRecord, WalSplit> {
         }
         feedback.timeline = timeline;
         reader = new XLogStreamReader(format, segmentSize, start, split.lastRecordLsn(), false);
+        overwrittenSeen = 0;
         stream = replicationConnection.unwrap(PGConnection.class).getReplicationAPI().replicationStream().physical()
                 .withSlotName(options.slotName())
                 .withStartPosition(LogSequenceNumber.valueOf(start))
