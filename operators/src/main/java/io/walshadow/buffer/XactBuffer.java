@@ -6,10 +6,6 @@ import io.walshadow.change.BufferEvent;
 import io.walshadow.change.ChangeEvent;
 import io.walshadow.change.ColumnDecodeException;
 import io.walshadow.change.DeferredRecord;
-import io.walshadow.change.Drained;
-import io.walshadow.change.DrainedCatalog;
-import io.walshadow.change.DrainedChange;
-import io.walshadow.change.DrainedCommit;
 import io.walshadow.change.RowChange;
 import io.walshadow.change.RowDecoder;
 import io.walshadow.change.TruncateChange;
@@ -18,7 +14,6 @@ import io.walshadow.change.XactEvent;
 import io.walshadow.heap.HeapChange;
 import io.walshadow.heap.HeapRecordDecoder;
 import io.walshadow.pg.PgConnectionConfig;
-import io.walshadow.state.ChangeEventTypeInfo;
 import io.walshadow.types.SqlTypeCatalog;
 import io.walshadow.types.ValueDecoder;
 import io.walshadow.xact.XactAbort;
@@ -100,17 +95,6 @@ public final class XactBuffer extends KeyedProcessFunction<Integer, BufferEvent,
     private static final long serialVersionUID = 1L;
     private static final Logger LOG = LoggerFactory.getLogger(XactBuffer.class);
 
-    /** Index of the per-key meta values. */
-    private static final int NEXT_SEQ = 0;
-    private static final int FIRST_LSN = 1;
-    private static final int LIVE = 2;
-    /** Estimated bytes of the live entries (absent in state written before it existed). */
-    private static final int BYTES = 3;
-    /** Wall-clock ms at which the key's first change arrived (absent in state written before it existed). */
-    private static final int FIRST_TIME = 4;
-    /** The PREPARE record's prepared_at (TimestampTz) of a held prepared family; 0 when unknown or not prepared. */
-    private static final int PREPARED_AT = 5;
-    private static final int META_LENGTH = 6;
     private static final long LOG_INTERVAL_MS = 30_000;
     /**
      * Families with at most this many entries (next seq) are drained and cleared by point lookups of seqs
@@ -143,9 +127,9 @@ public final class XactBuffer extends KeyedProcessFunction<Integer, BufferEvent,
      */
     private static final class HeapFamily {
         final java.util.ArrayList<ChangeEvent> entries = new java.util.ArrayList<>();
-        final long[] meta;
+        final FamilyMeta meta;
 
-        HeapFamily(long[] meta) {
+        HeapFamily(FamilyMeta meta) {
             this.meta = meta;
         }
     }
@@ -168,7 +152,7 @@ public final class XactBuffer extends KeyedProcessFunction<Integer, BufferEvent,
     private transient RowDecoder rowDecoder;
 
     /** Non-keyed index of the in-flight keys seen since open: xid → meta copy. Rebuilt lazily after a restore. */
-    private transient Map<Integer, long[]> tracked;
+    private transient Map<Integer, FamilyMeta> tracked;
     /** The tracked keys by first LSN (unique per key: each first change is its own record). */
     private transient java.util.TreeMap<Long, Integer> trackedByFirstLsn;
     private transient volatile long bufferedChanges;
@@ -338,9 +322,9 @@ public final class XactBuffer extends KeyedProcessFunction<Integer, BufferEvent,
                 // changes (another database, other tables) has nothing to drain at COMMIT PREPARED.
                 preparedHeld++;
                 gid.update(p.gid() == null ? "" : p.gid());
-                long[] m = meta();
-                m[PREPARED_AT] = p.preparedAt();
-                meta.update(m);
+                FamilyMeta m = storedMeta();
+                m.prepared(p.preparedAt());
+                meta.update(m.toState());
             }
         }
     }
@@ -357,9 +341,9 @@ public final class XactBuffer extends KeyedProcessFunction<Integer, BufferEvent,
 
     /** What a key's {@code xact-gid} and {@code xact-meta} values say about its prepared family (gid non-null). */
     public static PreparedTransaction preparedTransaction(int xid, String gid, long[] meta) {
-        boolean known = meta != null && meta.length > PREPARED_AT && meta[PREPARED_AT] != 0;
-        return new PreparedTransaction(gid, xid, meta == null ? 0 : meta[LIVE], meta == null ? 0 : meta[FIRST_LSN],
-                known ? io.walshadow.xact.PgTimestamps.toInstant(meta[PREPARED_AT]) : null);
+        FamilyMeta m = FamilyMeta.fromState(meta);
+        return new PreparedTransaction(gid, xid, m == null ? 0 : m.live(), m == null ? 0 : m.firstLsn(),
+                m != null && m.preparedAt() != 0 ? io.walshadow.xact.PgTimestamps.toInstant(m.preparedAt()) : null);
     }
 
     /**
@@ -397,14 +381,14 @@ public final class XactBuffer extends KeyedProcessFunction<Integer, BufferEvent,
         }
         currentTop = xid;
         HeapFamily h = heap.get(xid);
-        long[] m = h != null ? h.meta : meta.value();
+        FamilyMeta m = h != null ? h.meta : storedMeta();
         if (m == null) {
             return false;
         }
         LOG.warn("transaction {} ended without a commit or abort record (cut off by a PostgreSQL crash or immediate"
                 + " shutdown; RUNNING_XACTS at {} has every xid below {} ended): discarding its {} buffered changes"
                 + " (first LSN {})", Integer.toUnsignedString(xid), io.walshadow.wal.Lsn.format(horizonLsn),
-                Integer.toUnsignedString(oldestRunningXid), m[LIVE], io.walshadow.wal.Lsn.format(m[FIRST_LSN]));
+                Integer.toUnsignedString(oldestRunningXid), m.live(), io.walshadow.wal.Lsn.format(m.firstLsn()));
         cutOff.inc();
         discardAll();
         return true;
@@ -423,10 +407,10 @@ public final class XactBuffer extends KeyedProcessFunction<Integer, BufferEvent,
         long bytes = estimateBytes(e);
         HeapFamily h = heap.get(top);
         if (h == null) {
-            long[] m = meta();
+            FamilyMeta m = storedMeta();
             if (heapTier && m == null && gid.value() == null && heapBytes + bytes <= heapBudgetBytes) {
                 // a new family: on the heap until it ends, grows or a checkpoint comes
-                h = new HeapFamily(new long[] {0, e.lsn(), 0, 0, System.currentTimeMillis(), 0});
+                h = new HeapFamily(FamilyMeta.first(e.lsn()));
                 heap.put(top, h);
                 inFlight++;
             } else {
@@ -435,18 +419,16 @@ public final class XactBuffer extends KeyedProcessFunction<Integer, BufferEvent,
             }
         }
         h.entries.add(e);
-        long[] m = h.meta;
-        m[NEXT_SEQ]++;
-        m[LIVE]++;
-        m[BYTES] += bytes;
+        FamilyMeta m = h.meta;
+        m.added(bytes);
         heapBytes += bytes;
         track(top, m);
-        if (m[BYTES] > heapFamilyBytes || heapBytes > heapBudgetBytes) {
+        if (m.bytes() > heapFamilyBytes || heapBytes > heapBudgetBytes) {
             spill(top, h); // the growing family makes room: what stays on the heap stays small
         }
     }
 
-    private void appendToState(ChangeEvent e, int top, long[] m, long bytes) throws Exception {
+    private void appendToState(ChangeEvent e, int top, FamilyMeta m, long bytes) throws Exception {
         if (m == null) {
             if (gid.value() == null) {
                 inFlight++;
@@ -454,13 +436,11 @@ public final class XactBuffer extends KeyedProcessFunction<Integer, BufferEvent,
                 // Only a prepared family with nothing buffered yet (or WAL after PREPARE): still buffer it.
                 LOG.warn("change at {} for prepared transaction {} ({})", e.lsn(), e.xid(), gid.value());
             }
-            m = new long[] {0, e.lsn(), 0, 0, System.currentTimeMillis()};
+            m = FamilyMeta.first(e.lsn());
         }
-        entries.put(m[NEXT_SEQ], e);
-        m[NEXT_SEQ]++;
-        m[LIVE]++;
-        m[BYTES] += bytes;
-        meta.update(m);
+        entries.put(m.nextSeq(), e);
+        m.added(bytes);
+        meta.update(m.toState());
         track(top, m);
     }
 
@@ -474,9 +454,9 @@ public final class XactBuffer extends KeyedProcessFunction<Integer, BufferEvent,
             }
         }
         entries.putAll(batch);
-        meta.update(h.meta);
+        meta.update(h.meta.toState());
         heap.remove(top);
-        heapBytes -= h.meta[BYTES];
+        heapBytes -= h.meta.bytes();
         familiesSpilled.inc();
     }
 
@@ -498,13 +478,9 @@ public final class XactBuffer extends KeyedProcessFunction<Integer, BufferEvent,
         }
     }
 
-    /** The key's meta, widened to the current layout when it was checkpointed before bytes and time existed. */
-    private long[] meta() throws Exception {
-        long[] m = meta.value();
-        if (m != null && m.length < META_LENGTH) {
-            m = java.util.Arrays.copyOf(m, META_LENGTH); // bytes unknown (0), first arrival unknown (0)
-        }
-        return m;
+    /** The family of the backend's current key as keyed state holds it (a copy), or null. */
+    private FamilyMeta storedMeta() throws Exception {
+        return FamilyMeta.fromState(meta.value());
     }
 
     /** A cheap estimate of an entry's heap size; not its serialized size. */
@@ -539,17 +515,17 @@ public final class XactBuffer extends KeyedProcessFunction<Integer, BufferEvent,
     }
 
     /** Puts (or refreshes) a key in the in-flight index; null meta removes it. */
-    private void track(int top, long[] m) {
-        long[] old = m == null ? tracked.remove(top) : tracked.put(top, m.clone());
+    private void track(int top, FamilyMeta m) {
+        FamilyMeta old = m == null ? tracked.remove(top) : tracked.put(top, m.copy());
         if (old != null) {
-            bufferedChanges -= old[LIVE];
-            bufferedBytes -= old[BYTES];
-            trackedByFirstLsn.remove(old[FIRST_LSN], top);
+            bufferedChanges -= old.live();
+            bufferedBytes -= old.bytes();
+            trackedByFirstLsn.remove(old.firstLsn(), top);
         }
         if (m != null) {
-            bufferedChanges += m[LIVE];
-            bufferedBytes += m[BYTES];
-            trackedByFirstLsn.put(m[FIRST_LSN], top);
+            bufferedChanges += m.live();
+            bufferedBytes += m.bytes();
+            trackedByFirstLsn.put(m.firstLsn(), top);
         }
         Map.Entry<Long, Integer> oldest = trackedByFirstLsn.firstEntry();
         if (oldest == null) {
@@ -558,7 +534,7 @@ public final class XactBuffer extends KeyedProcessFunction<Integer, BufferEvent,
             oldestFirstLsn = 0;
         } else {
             oldestXid = oldest.getValue();
-            oldestFirstTime = tracked.get(oldest.getValue())[FIRST_TIME];
+            oldestFirstTime = tracked.get(oldest.getValue()).firstArrivalMs();
             oldestFirstLsn = oldest.getKey();
         }
     }
@@ -589,7 +565,7 @@ public final class XactBuffer extends KeyedProcessFunction<Integer, BufferEvent,
 
     private void drain(BufferEvent be, XactCommit c, String preparedGid, Collector<Drained> out) throws Exception {
         HeapFamily h = heap.get(currentTop);
-        long[] m = h != null ? h.meta : meta.value();
+        FamilyMeta m = h != null ? h.meta : storedMeta();
         List<CatalogChange> catalogChanges = ((XactEvent) be.event()).catalogChanges();
         boolean schemaChange = catalogChanges != null && !catalogChanges.isEmpty();
         long seqNo = be.commitSeq();
@@ -627,7 +603,7 @@ public final class XactBuffer extends KeyedProcessFunction<Integer, BufferEvent,
             RowDecoder commitTypes = descriptors.isEmpty() || be.types().types().isEmpty() ? null
                     : new RowDecoder(new ValueDecoder(be.types()));
             long prev = -1;
-            for (Map.Entry<Long, ChangeEvent> en : h != null ? heapEntries(h) : inSeqOrder(m[NEXT_SEQ])) {
+            for (Map.Entry<Long, ChangeEvent> en : h != null ? heapEntries(h) : inSeqOrder(m.nextSeq())) {
                 long seq = en.getKey();
                 if (seq <= prev) {
                     throw new IllegalStateException("transaction buffer state of xid " + c.xid() + " is not iterated "
@@ -669,7 +645,7 @@ public final class XactBuffer extends KeyedProcessFunction<Integer, BufferEvent,
         }
         Set<String> relations = new TreeSet<>();
         touched.values().forEach(d -> relations.add(d.qualifiedName()));
-        out.collect(new DrainedCommit(seqNo, lsn, fullXid, time, preparedGid, drained, m == null ? 0 : m[FIRST_LSN],
+        out.collect(new DrainedCommit(seqNo, lsn, fullXid, time, preparedGid, drained, m == null ? 0 : m.firstLsn(),
                 List.copyOf(relations), schemaChange));
         commitsDrained.inc();
         changesDrained.inc(drained);
@@ -757,9 +733,9 @@ public final class XactBuffer extends KeyedProcessFunction<Integer, BufferEvent,
 
     private void discardAll() throws Exception {
         HeapFamily h = heap.get(currentTop);
-        long[] m = h != null ? h.meta : meta.value();
+        FamilyMeta m = h != null ? h.meta : storedMeta();
         if (m != null) {
-            changesDiscarded.inc(m[LIVE]);
+            changesDiscarded.inc(m.live());
         }
         clear();
     }
@@ -783,13 +759,12 @@ public final class XactBuffer extends KeyedProcessFunction<Integer, BufferEvent,
                 }
             }
             changesDiscarded.inc(removed);
-            h.meta[LIVE] -= removed;
-            h.meta[BYTES] = Math.max(0, h.meta[BYTES] - removedBytes);
+            h.meta.removed(removed, removedBytes);
             heapBytes = Math.max(0, heapBytes - removedBytes);
             track(top, h.meta);
             return;
         }
-        long[] m = meta();
+        FamilyMeta m = storedMeta();
         if (m == null) {
             return;
         }
@@ -805,9 +780,8 @@ public final class XactBuffer extends KeyedProcessFunction<Integer, BufferEvent,
             }
         }
         changesDiscarded.inc(removed);
-        m[LIVE] -= removed;
-        m[BYTES] = Math.max(0, m[BYTES] - removedBytes);
-        meta.update(m);
+        m.removed(removed, removedBytes);
+        meta.update(m.toState());
         track(top, m); // the key keeps its meta (and next seq) even when nothing is left: the top is still open
     }
 
@@ -816,7 +790,7 @@ public final class XactBuffer extends KeyedProcessFunction<Integer, BufferEvent,
         if (h != null) {
             // never in keyed state (spilling removes it from the heap): nothing there to delete
             inFlight--;
-            heapBytes -= h.meta[BYTES];
+            heapBytes -= h.meta.bytes();
             track(currentTop, null);
             return;
         }
@@ -824,11 +798,11 @@ public final class XactBuffer extends KeyedProcessFunction<Integer, BufferEvent,
             inFlight--;
         }
         track(currentTop, null);
-        long[] m = meta.value();
+        FamilyMeta m = storedMeta();
         // Entries exist only under a meta (append writes both, this removes both). Point deletes for a small
         // family: RocksDB's iteration in MapState.clear() would scan the tombstones past the family's last entry.
-        if (m != null && m[NEXT_SEQ] <= POINT_LOOKUP_MAX_ENTRIES) {
-            for (long seq = 0; seq < m[NEXT_SEQ]; seq++) {
+        if (m != null && m.nextSeq() <= POINT_LOOKUP_MAX_ENTRIES) {
+            for (long seq = 0; seq < m.nextSeq(); seq++) {
                 entries.remove(seq);
             }
         } else if (m != null) {
