@@ -1,9 +1,9 @@
 package io.walshadow.job;
 
 import io.walshadow.catalog.Column;
-import io.walshadow.change.Drained;
-import io.walshadow.change.DrainedChange;
-import io.walshadow.change.DrainedCommit;
+import io.walshadow.buffer.Drained;
+import io.walshadow.buffer.DrainedChange;
+import io.walshadow.buffer.DrainedCommit;
 import io.walshadow.change.RowChange;
 import io.walshadow.change.TruncateChange;
 import io.walshadow.wal.Lsn;

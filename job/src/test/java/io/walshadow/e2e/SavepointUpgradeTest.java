@@ -4,11 +4,11 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.walshadow.sink.ClickHouseSink;
-import io.walshadow.state.SinkBatch;
-import io.walshadow.state.SinkBatchSerializer;
-import io.walshadow.state.SinkStep;
-import io.walshadow.state.SinkWriterState;
-import io.walshadow.state.SinkWriterStateSerializer;
+import io.walshadow.sink.SinkBatch;
+import io.walshadow.sink.SinkBatchSerializer;
+import io.walshadow.sink.SinkStep;
+import io.walshadow.sink.SinkWriterState;
+import io.walshadow.sink.SinkWriterStateSerializer;
 import io.walshadow.testing.LocalPg;
 import java.io.IOException;
 import java.nio.file.Files;

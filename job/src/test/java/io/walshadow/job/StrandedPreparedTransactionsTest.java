@@ -5,9 +5,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.walshadow.buffer.PreparedTransaction;
 import io.walshadow.buffer.TestMetricReporter;
-import io.walshadow.change.Drained;
-import io.walshadow.change.DrainedChange;
-import io.walshadow.change.DrainedCommit;
+import io.walshadow.buffer.Drained;
+import io.walshadow.buffer.DrainedChange;
+import io.walshadow.buffer.DrainedCommit;
 import io.walshadow.change.RowChange;
 import io.walshadow.testing.FlinkTestJobs;
 import io.walshadow.testing.LocalPg;

@@ -1,4 +1,12 @@
-package io.walshadow.state;
+package io.walshadow.buffer;
+
+import io.walshadow.codec.FormatVersionSnapshot;
+import io.walshadow.codec.ImmutableValueSerializer;
+import io.walshadow.codec.RelationDescriptorCodec;
+import io.walshadow.codec.SerializerTypeInfo;
+import io.walshadow.codec.StateFormatException;
+import io.walshadow.codec.TypeSetCodec;
+import io.walshadow.codec.Wire;
 
 import io.walshadow.catalog.RelationDescriptor;
 import io.walshadow.change.BufferEvent;

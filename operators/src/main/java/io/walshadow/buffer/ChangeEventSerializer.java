@@ -1,4 +1,13 @@
-package io.walshadow.state;
+package io.walshadow.buffer;
+
+import io.walshadow.codec.ImmutableValueSerializer;
+import io.walshadow.codec.RelationDescriptorCodec;
+import io.walshadow.codec.SerializerTypeInfo;
+import io.walshadow.codec.StateFormatException;
+import io.walshadow.codec.ValueCodec;
+import io.walshadow.codec.Wire;
+import io.walshadow.codec.XactRecordCodec;
+import io.walshadow.source.XLogRecordSerializer;
 
 import io.walshadow.catalog.Ambiguity;
 import io.walshadow.catalog.CatalogChange;

@@ -1,4 +1,6 @@
-package io.walshadow.state;
+package io.walshadow.buffer;
+
+import io.walshadow.codec.StateFormatException;
 
 import io.walshadow.change.ChangeEvent;
 import java.io.IOException;

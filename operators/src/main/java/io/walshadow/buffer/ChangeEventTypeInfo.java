@@ -1,4 +1,4 @@
-package io.walshadow.state;
+package io.walshadow.buffer;
 
 import io.walshadow.change.ChangeEvent;
 import org.apache.flink.api.common.typeinfo.TypeInformation;

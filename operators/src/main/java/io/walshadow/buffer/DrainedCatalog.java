@@ -1,4 +1,4 @@
-package io.walshadow.change;
+package io.walshadow.buffer;
 
 import io.walshadow.catalog.CatalogChange;
 import io.walshadow.catalog.TypeSet;

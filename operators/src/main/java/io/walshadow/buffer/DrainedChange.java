@@ -1,4 +1,8 @@
-package io.walshadow.change;
+package io.walshadow.buffer;
+
+import io.walshadow.change.ChangeEvent;
+import io.walshadow.change.RowChange;
+import io.walshadow.change.TruncateChange;
 
 /**
  * One committed change of a transaction family: a {@link RowChange} or {@link TruncateChange} (deferred records

@@ -1,9 +1,12 @@
-package io.walshadow.state;
+package io.walshadow.buffer;
 
-import io.walshadow.change.Drained;
-import io.walshadow.change.DrainedCatalog;
-import io.walshadow.change.DrainedChange;
-import io.walshadow.change.DrainedCommit;
+import io.walshadow.codec.FormatVersionSnapshot;
+import io.walshadow.codec.ImmutableValueSerializer;
+import io.walshadow.codec.SerializerTypeInfo;
+import io.walshadow.codec.StateFormatException;
+import io.walshadow.codec.TypeSetCodec;
+import io.walshadow.codec.Wire;
+
 import io.walshadow.change.XactEvent;
 import java.io.IOException;
 import java.util.ArrayList;
@@ -117,7 +120,7 @@ public final class DrainedSerializer extends ImmutableValueSerializer<Drained> {
         return new Snapshot();
     }
 
-    public static final class Snapshot extends FormatVersionSnapshot<Drained> {
+    public static class Snapshot extends FormatVersionSnapshot<Drained> {
         public Snapshot() {
             super("Drained", FORMAT_VERSION, OLDEST_READABLE_FORMAT_VERSION);
         }

@@ -1,7 +1,6 @@
 package io.walshadow.buffer;
 
 import io.walshadow.change.BufferEvent;
-import io.walshadow.change.Drained;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;

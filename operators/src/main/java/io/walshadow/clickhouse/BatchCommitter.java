@@ -2,8 +2,8 @@ package io.walshadow.clickhouse;
 
 import static io.walshadow.clickhouse.DestinationSchema.quote;
 
-import io.walshadow.state.SinkBatch;
-import io.walshadow.state.SinkStep;
+import io.walshadow.sink.SinkBatch;
+import io.walshadow.sink.SinkStep;
 import io.walshadow.wal.Lsn;
 import io.walshadow.xact.PgTimestamps;
 import java.util.HashMap;

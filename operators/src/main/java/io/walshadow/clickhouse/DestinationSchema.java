@@ -3,7 +3,7 @@ package io.walshadow.clickhouse;
 import io.walshadow.catalog.Column;
 import io.walshadow.catalog.RelationDescriptor;
 import io.walshadow.catalog.TypeCatalog;
-import io.walshadow.state.DestTable;
+import io.walshadow.sink.DestTable;
 import java.util.ArrayList;
 import java.util.List;
 

@@ -5,7 +5,7 @@ import io.walshadow.catalog.RelationDescriptor;
 import io.walshadow.catalog.TypeCatalog;
 import io.walshadow.change.RowChange;
 import io.walshadow.heap.Tid;
-import io.walshadow.state.DestTable;
+import io.walshadow.sink.DestTable;
 import io.walshadow.types.ToastPointer;
 import io.walshadow.types.ValueDecoder;
 import java.util.ArrayList;

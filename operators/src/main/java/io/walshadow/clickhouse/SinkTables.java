@@ -2,7 +2,7 @@ package io.walshadow.clickhouse;
 
 import static io.walshadow.clickhouse.DestinationSchema.quote;
 
-import io.walshadow.state.DestTable;
+import io.walshadow.sink.DestTable;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;

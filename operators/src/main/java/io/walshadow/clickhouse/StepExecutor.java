@@ -2,7 +2,7 @@ package io.walshadow.clickhouse;
 
 import static io.walshadow.clickhouse.DestinationSchema.quote;
 
-import io.walshadow.state.SinkStep;
+import io.walshadow.sink.SinkStep;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;

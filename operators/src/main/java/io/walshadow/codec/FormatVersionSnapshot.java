@@ -1,4 +1,4 @@
-package io.walshadow.state;
+package io.walshadow.codec;
 
 import java.io.IOException;
 import org.apache.flink.api.common.typeutils.TypeSerializer;
@@ -59,7 +59,8 @@ public abstract class FormatVersionSnapshot<T> implements TypeSerializerSnapshot
 
     @Override
     public TypeSerializerSchemaCompatibility<T> resolveSchemaCompatibility(TypeSerializerSnapshot<T> oldSnapshot) {
-        if (oldSnapshot.getClass() != getClass()) {
+        // a subclass: the same snapshot under the name an older build gave it (a shim kept for its savepoints)
+        if (!getClass().isInstance(oldSnapshot)) {
             return TypeSerializerSchemaCompatibility.incompatible();
         }
         int v = ((FormatVersionSnapshot<T>) oldSnapshot).version;

@@ -1,4 +1,4 @@
-package io.walshadow.state;
+package io.walshadow.codec;
 
 import java.io.IOException;
 import org.apache.flink.api.common.typeutils.TypeSerializer;
@@ -6,7 +6,7 @@ import org.apache.flink.core.memory.DataInputView;
 import org.apache.flink.core.memory.DataOutputView;
 
 /** Base of the hand-written serializers of immutable records: copy returns its argument, length is variable. */
-abstract class ImmutableValueSerializer<T> extends TypeSerializer<T> {
+public abstract class ImmutableValueSerializer<T> extends TypeSerializer<T> {
     private static final long serialVersionUID = 1L;
 
     @Override

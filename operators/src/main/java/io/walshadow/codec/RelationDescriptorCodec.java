@@ -1,4 +1,4 @@
-package io.walshadow.state;
+package io.walshadow.codec;
 
 import io.walshadow.catalog.Column;
 import io.walshadow.catalog.RelationDescriptor;
@@ -154,18 +154,18 @@ public final class RelationDescriptorCodec {
         return d;
     }
 
-    static void writeLocator(DataOutput out, RelFileLocator l) throws IOException {
+    public static void writeLocator(DataOutput out, RelFileLocator l) throws IOException {
         Wire.writeUVarInt(out, l.spcOid());
         Wire.writeUVarInt(out, l.dbOid());
         Wire.writeUVarInt(out, l.relNumber());
     }
 
-    static RelFileLocator readLocator(DataInput in) throws IOException {
+    public static RelFileLocator readLocator(DataInput in) throws IOException {
         return new RelFileLocator(Wire.readUVarInt(in, "tablespace oid"), Wire.readUVarInt(in, "database oid"),
                 Wire.readUVarInt(in, "relfilenode"));
     }
 
-    static char readChar(DataInput in, String what) throws IOException {
+    public static char readChar(DataInput in, String what) throws IOException {
         int c = Wire.readUVarInt(in, what);
         if (c < 0 || c > Character.MAX_VALUE) {
             throw new StateFormatException(what + " " + Integer.toUnsignedString(c) + " is not a char");

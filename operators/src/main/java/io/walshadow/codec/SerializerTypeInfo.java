@@ -1,4 +1,4 @@
-package io.walshadow.state;
+package io.walshadow.codec;
 
 import java.util.Objects;
 import org.apache.flink.api.common.serialization.SerializerConfig;

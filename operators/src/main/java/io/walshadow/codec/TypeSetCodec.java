@@ -1,4 +1,4 @@
-package io.walshadow.state;
+package io.walshadow.codec;
 
 import io.walshadow.catalog.Column;
 import io.walshadow.catalog.PgType;
@@ -22,10 +22,10 @@ import java.util.Map;
  *     columns are the attributes
  * </pre>
  */
-final class TypeSetCodec {
+public final class TypeSetCodec {
     private TypeSetCodec() {}
 
-    static void write(DataOutput out, TypeSet s) throws IOException {
+    public static void write(DataOutput out, TypeSet s) throws IOException {
         Wire.writeCount(out, s.types().size());
         for (PgType t : s.types().values()) {
             Wire.writeUVarInt(out, t.oid());
@@ -54,7 +54,7 @@ final class TypeSetCodec {
         }
     }
 
-    static TypeSet read(DataInput in) throws IOException {
+    public static TypeSet read(DataInput in) throws IOException {
         int n = Wire.readCount(in, "types");
         Map<Integer, PgType> types = new HashMap<>();
         for (int i = 0; i < n; i++) {

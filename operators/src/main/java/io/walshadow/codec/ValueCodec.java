@@ -1,4 +1,4 @@
-package io.walshadow.state;
+package io.walshadow.codec;
 
 import io.walshadow.types.PgArray;
 import io.walshadow.types.PgBitString;
@@ -66,38 +66,38 @@ public final class ValueCodec {
     /** Deepest nesting of arrays and records written or read (PostgreSQL itself nests far less). */
     public static final int MAX_DEPTH = 100;
 
-    static final int NULL = 0;
-    static final int FALSE = 1;
-    static final int TRUE = 2;
-    static final int SHORT = 3;
-    static final int INT = 4;
-    static final int LONG = 5;
-    static final int FLOAT = 6;
-    static final int DOUBLE = 7;
-    static final int STRING = 8;
-    static final int BYTES = 9;
-    static final int BYTE = 10;
-    static final int UUID_TAG = 11;
-    static final int NUMERIC = 12;
-    static final int NUMERIC_BIG = 13;
-    static final int NUMERIC_NAN = 14;
-    static final int NUMERIC_POS_INF = 15;
-    static final int NUMERIC_NEG_INF = 16;
-    static final int MONEY = 17;
-    static final int JSONB = 18;
-    static final int DATE = 19;
-    static final int TIME = 20;
-    static final int TIMETZ = 21;
-    static final int TIMESTAMP = 22;
-    static final int TIMESTAMPTZ = 23;
-    static final int INTERVAL = 24;
-    static final int INET = 25;
-    static final int MACADDR = 26;
-    static final int BIT_STRING = 27;
-    static final int TID = 28;
-    static final int ARRAY = 29;
-    static final int RECORD = 30;
-    static final int TOAST_POINTER = 31;
+    public static final int NULL = 0;
+    public static final int FALSE = 1;
+    public static final int TRUE = 2;
+    public static final int SHORT = 3;
+    public static final int INT = 4;
+    public static final int LONG = 5;
+    public static final int FLOAT = 6;
+    public static final int DOUBLE = 7;
+    public static final int STRING = 8;
+    public static final int BYTES = 9;
+    public static final int BYTE = 10;
+    public static final int UUID_TAG = 11;
+    public static final int NUMERIC = 12;
+    public static final int NUMERIC_BIG = 13;
+    public static final int NUMERIC_NAN = 14;
+    public static final int NUMERIC_POS_INF = 15;
+    public static final int NUMERIC_NEG_INF = 16;
+    public static final int MONEY = 17;
+    public static final int JSONB = 18;
+    public static final int DATE = 19;
+    public static final int TIME = 20;
+    public static final int TIMETZ = 21;
+    public static final int TIMESTAMP = 22;
+    public static final int TIMESTAMPTZ = 23;
+    public static final int INTERVAL = 24;
+    public static final int INET = 25;
+    public static final int MACADDR = 26;
+    public static final int BIT_STRING = 27;
+    public static final int TID = 28;
+    public static final int ARRAY = 29;
+    public static final int RECORD = 30;
+    public static final int TOAST_POINTER = 31;
 
     /** Value class to its tag (the finite-numeric and timestamp tags are refined by the value). */
     private static final Map<Class<?>, Integer> TAGS = new IdentityHashMap<>();

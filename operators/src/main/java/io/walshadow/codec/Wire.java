@@ -1,4 +1,4 @@
-package io.walshadow.state;
+package io.walshadow.codec;
 
 import java.io.DataInput;
 import java.io.DataOutput;
@@ -19,14 +19,14 @@ import org.apache.flink.types.StringValue;
  *   <li>count: uvarint of {@code n + 1}, 0 for a null list/array
  * </ul>
  */
-final class Wire {
+public final class Wire {
     /** Upper bound for any count or byte length read back (PostgreSQL values are at most 1 GiB). */
-    static final int MAX_LENGTH = 1 << 30;
+    public static final int MAX_LENGTH = 1 << 30;
     private static final int CHUNK = 1 << 16;
 
     private Wire() {}
 
-    static void writeUVarInt(DataOutput out, int v) throws IOException {
+    public static void writeUVarInt(DataOutput out, int v) throws IOException {
         while ((v & ~0x7F) != 0) {
             out.writeByte((v & 0x7F) | 0x80);
             v >>>= 7;
@@ -34,7 +34,7 @@ final class Wire {
         out.writeByte(v);
     }
 
-    static int readUVarInt(DataInput in, String what) throws IOException {
+    public static int readUVarInt(DataInput in, String what) throws IOException {
         int v = 0;
         for (int shift = 0; shift < 35; shift += 7) {
             int b = in.readUnsignedByte();
@@ -49,7 +49,7 @@ final class Wire {
         throw new StateFormatException("varint of " + what + " longer than 5 bytes");
     }
 
-    static void writeUVarLong(DataOutput out, long v) throws IOException {
+    public static void writeUVarLong(DataOutput out, long v) throws IOException {
         while ((v & ~0x7FL) != 0) {
             out.writeByte((int) ((v & 0x7F) | 0x80));
             v >>>= 7;
@@ -57,7 +57,7 @@ final class Wire {
         out.writeByte((int) v);
     }
 
-    static long readUVarLong(DataInput in, String what) throws IOException {
+    public static long readUVarLong(DataInput in, String what) throws IOException {
         long v = 0;
         for (int shift = 0; shift < 70; shift += 7) {
             int b = in.readUnsignedByte();
@@ -72,41 +72,41 @@ final class Wire {
         throw new StateFormatException("varint of " + what + " longer than 10 bytes");
     }
 
-    static void writeVarInt(DataOutput out, int v) throws IOException {
+    public static void writeVarInt(DataOutput out, int v) throws IOException {
         writeUVarInt(out, (v << 1) ^ (v >> 31));
     }
 
-    static int readVarInt(DataInput in, String what) throws IOException {
+    public static int readVarInt(DataInput in, String what) throws IOException {
         int z = readUVarInt(in, what);
         return (z >>> 1) ^ -(z & 1);
     }
 
-    static void writeVarLong(DataOutput out, long v) throws IOException {
+    public static void writeVarLong(DataOutput out, long v) throws IOException {
         writeUVarLong(out, (v << 1) ^ (v >> 63));
     }
 
-    static long readVarLong(DataInput in, String what) throws IOException {
+    public static long readVarLong(DataInput in, String what) throws IOException {
         long z = readUVarLong(in, what);
         return (z >>> 1) ^ -(z & 1);
     }
 
-    static void writeString(DataOutput out, String s) throws IOException {
+    public static void writeString(DataOutput out, String s) throws IOException {
         StringValue.writeString(s, out);
     }
 
-    static String readString(DataInput in) throws IOException {
+    public static String readString(DataInput in) throws IOException {
         return StringValue.readString(in);
     }
 
     /** A non-negative count or length. */
-    static void writeCount(DataOutput out, int n) throws IOException {
+    public static void writeCount(DataOutput out, int n) throws IOException {
         if (n < 0) {
             throw new IllegalArgumentException("negative count " + n);
         }
         writeUVarInt(out, n);
     }
 
-    static int readCount(DataInput in, String what) throws IOException {
+    public static int readCount(DataInput in, String what) throws IOException {
         int n = readUVarInt(in, what);
         if (n < 0 || n > MAX_LENGTH) {
             throw new StateFormatException("implausible " + what + ": " + Integer.toUnsignedString(n));
@@ -115,7 +115,7 @@ final class Wire {
     }
 
     /** A count, or -1 for null. */
-    static void writeNullableCount(DataOutput out, int n) throws IOException {
+    public static void writeNullableCount(DataOutput out, int n) throws IOException {
         if (n < -1) {
             throw new IllegalArgumentException("negative count " + n);
         }
@@ -123,7 +123,7 @@ final class Wire {
     }
 
     /** A count written by {@link #writeNullableCount}: -1 for null. */
-    static int readNullableCount(DataInput in, String what) throws IOException {
+    public static int readNullableCount(DataInput in, String what) throws IOException {
         int n = readUVarInt(in, what);
         if (n < 0 || n > MAX_LENGTH + 1) {
             throw new StateFormatException("implausible " + what + ": " + Integer.toUnsignedString(n));
@@ -131,12 +131,12 @@ final class Wire {
         return n - 1;
     }
 
-    static void writeBytes(DataOutput out, byte[] b) throws IOException {
+    public static void writeBytes(DataOutput out, byte[] b) throws IOException {
         writeCount(out, b.length);
         out.write(b);
     }
 
-    static byte[] readBytes(DataInput in, String what) throws IOException {
+    public static byte[] readBytes(DataInput in, String what) throws IOException {
         return readFully(in, readCount(in, what + " length"));
     }
 
@@ -144,7 +144,7 @@ final class Wire {
      * Reads {@code n} bytes. Large lengths are read in growing chunks, so a damaged length fails at the end of the
      * input instead of allocating up to a gigabyte first.
      */
-    static byte[] readFully(DataInput in, int n) throws IOException {
+    public static byte[] readFully(DataInput in, int n) throws IOException {
         byte[] b = new byte[Math.min(n, CHUNK)];
         int have = 0;
         while (true) {
@@ -159,7 +159,7 @@ final class Wire {
     }
 
     /** Initial capacity for a collection of {@code n} elements read back (n itself is not trusted for allocation). */
-    static int capacity(int n) {
+    public static int capacity(int n) {
         return Math.min(n, 1024);
     }
 }

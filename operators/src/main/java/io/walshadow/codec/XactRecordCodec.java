@@ -1,4 +1,4 @@
-package io.walshadow.state;
+package io.walshadow.codec;
 
 import io.walshadow.wal.RelFileLocator;
 import io.walshadow.xact.DbInfo;
@@ -49,11 +49,11 @@ public final class XactRecordCodec {
     /** Version of the byte format above; bump it (keeping the old reader) for any change. */
     public static final int FORMAT_VERSION = 1;
 
-    static final int COMMIT = 1;
-    static final int ABORT = 2;
-    static final int PREPARE = 3;
-    static final int ASSIGNMENT = 4;
-    static final int INVALIDATIONS = 5;
+    public static final int COMMIT = 1;
+    public static final int ABORT = 2;
+    public static final int PREPARE = 3;
+    public static final int ASSIGNMENT = 4;
+    public static final int INVALIDATIONS = 5;
 
     private XactRecordCodec() {}
 
@@ -291,7 +291,7 @@ public final class XactRecordCodec {
         return XidList.of(xids);
     }
 
-    static void writeRels(DataOutput out, List<RelFileLocator> rels) throws IOException {
+    public static void writeRels(DataOutput out, List<RelFileLocator> rels) throws IOException {
         Wire.writeNullableCount(out, rels == null ? -1 : rels.size());
         if (rels != null) {
             for (RelFileLocator r : rels) {
@@ -302,7 +302,7 @@ public final class XactRecordCodec {
         }
     }
 
-    static List<RelFileLocator> readRels(DataInput in) throws IOException {
+    public static List<RelFileLocator> readRels(DataInput in) throws IOException {
         int n = Wire.readNullableCount(in, "relation file count");
         if (n < 0) {
             return null;

@@ -5,7 +5,6 @@ import io.walshadow.clickhouse.ClickHouseConnection;
 import io.walshadow.clickhouse.ClickHouseException;
 import io.walshadow.clickhouse.Retrier;
 import io.walshadow.clickhouse.ServerCapabilities;
-import io.walshadow.state.SinkBatch;
 import io.walshadow.xact.PgTimestamps;
 import java.io.IOException;
 import java.util.ArrayList;

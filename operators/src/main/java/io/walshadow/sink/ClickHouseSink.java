@@ -1,11 +1,7 @@
 package io.walshadow.sink;
 
-import io.walshadow.change.Drained;
+import io.walshadow.buffer.Drained;
 import io.walshadow.pg.PgConnectionConfig;
-import io.walshadow.state.SinkBatch;
-import io.walshadow.state.SinkBatchSerializer;
-import io.walshadow.state.SinkWriterState;
-import io.walshadow.state.SinkWriterStateSerializer;
 import java.io.IOException;
 import java.util.Collection;
 import org.apache.flink.api.connector.sink2.Committer;

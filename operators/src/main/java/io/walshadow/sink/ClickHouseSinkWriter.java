@@ -1,10 +1,10 @@
 package io.walshadow.sink;
 
 import io.walshadow.catalog.CatalogChange;
-import io.walshadow.change.Drained;
-import io.walshadow.change.DrainedCatalog;
-import io.walshadow.change.DrainedChange;
-import io.walshadow.change.DrainedCommit;
+import io.walshadow.buffer.Drained;
+import io.walshadow.buffer.DrainedCatalog;
+import io.walshadow.buffer.DrainedChange;
+import io.walshadow.buffer.DrainedCommit;
 import io.walshadow.change.RowChange;
 import io.walshadow.change.TruncateChange;
 import io.walshadow.catalog.RelationDescriptor;
@@ -25,10 +25,6 @@ import io.walshadow.clickhouse.ToastMirror;
 import io.walshadow.clickhouse.ValueConversionException;
 import io.walshadow.heap.Tid;
 import io.walshadow.pg.PgConnectionConfig;
-import io.walshadow.state.DestTable;
-import io.walshadow.state.SinkBatch;
-import io.walshadow.state.SinkStep;
-import io.walshadow.state.SinkWriterState;
 import io.walshadow.types.ValueDecoder;
 import io.walshadow.wal.Lsn;
 import io.walshadow.wal.RelFileLocator;

@@ -1,4 +1,4 @@
-package io.walshadow.state;
+package io.walshadow.sink;
 
 import io.walshadow.catalog.RelationDescriptor;
 import java.util.ArrayList;

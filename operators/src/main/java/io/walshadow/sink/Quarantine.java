@@ -7,7 +7,6 @@ import io.walshadow.clickhouse.ColumnCodec;
 import io.walshadow.clickhouse.DestinationSchema;
 import io.walshadow.clickhouse.SinkTables;
 import io.walshadow.clickhouse.Retrier;
-import io.walshadow.state.QuarantinedTable;
 import io.walshadow.wal.Lsn;
 import java.util.ArrayList;
 import java.util.List;

@@ -1,4 +1,4 @@
-package io.walshadow.state;
+package io.walshadow.sink;
 
 /**
  * A table the sink stopped writing ({@code clickhouse.unwritable quarantine}) because one of its values could not be

@@ -1,4 +1,7 @@
-package io.walshadow.state;
+package io.walshadow.sink;
+
+import io.walshadow.codec.StateFormatException;
+import io.walshadow.codec.Wire;
 
 import java.io.DataInput;
 import java.io.DataOutput;

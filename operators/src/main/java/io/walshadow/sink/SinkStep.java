@@ -1,4 +1,4 @@
-package io.walshadow.state;
+package io.walshadow.sink;
 
 import java.util.List;
 

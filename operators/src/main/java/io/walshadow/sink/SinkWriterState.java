@@ -1,4 +1,4 @@
-package io.walshadow.state;
+package io.walshadow.sink;
 
 import io.walshadow.catalog.TypeSet;
 import java.util.List;

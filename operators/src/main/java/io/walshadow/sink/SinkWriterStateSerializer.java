@@ -1,4 +1,9 @@
-package io.walshadow.state;
+package io.walshadow.sink;
+
+import io.walshadow.codec.RelationDescriptorCodec;
+import io.walshadow.codec.StateFormatException;
+import io.walshadow.codec.TypeSetCodec;
+import io.walshadow.codec.Wire;
 
 import java.io.IOException;
 import java.util.ArrayList;

@@ -6,8 +6,6 @@ import io.walshadow.clickhouse.Retrier;
 import io.walshadow.clickhouse.SnapshotMarkers;
 import io.walshadow.pg.PgConnectionConfig;
 import io.walshadow.sink.ClickHouseSinkOptions;
-import io.walshadow.state.SnapshotEnumeratorState;
-import io.walshadow.state.SnapshotSplit;
 import java.sql.SQLException;
 import java.util.ArrayDeque;
 import java.util.ArrayList;

@@ -1,4 +1,4 @@
-package io.walshadow.state;
+package io.walshadow.snapshot;
 
 import java.util.List;
 

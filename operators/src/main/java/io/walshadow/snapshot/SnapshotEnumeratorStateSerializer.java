@@ -1,4 +1,6 @@
-package io.walshadow.state;
+package io.walshadow.snapshot;
+
+import io.walshadow.codec.Wire;
 
 import java.io.IOException;
 import java.util.ArrayList;

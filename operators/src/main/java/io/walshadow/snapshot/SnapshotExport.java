@@ -7,7 +7,6 @@ import io.walshadow.catalog.LiveDescriptors;
 import io.walshadow.catalog.LiveRelation;
 import io.walshadow.catalog.RelationDescriptor;
 import io.walshadow.pg.PgConnectionConfig;
-import io.walshadow.state.SnapshotSplit;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;

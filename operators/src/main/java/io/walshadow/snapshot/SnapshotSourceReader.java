@@ -2,7 +2,6 @@ package io.walshadow.snapshot;
 
 import io.walshadow.change.BufferEvent;
 import io.walshadow.heap.Tid;
-import io.walshadow.state.SnapshotSplit;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Supplier;

@@ -1,4 +1,4 @@
-package io.walshadow.state;
+package io.walshadow.snapshot;
 
 import io.walshadow.catalog.RelationDescriptor;
 import org.apache.flink.api.connector.source.SourceSplit;

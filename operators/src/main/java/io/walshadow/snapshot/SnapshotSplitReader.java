@@ -4,7 +4,6 @@ import io.walshadow.catalog.CatalogFilter;
 import io.walshadow.change.BufferEvent;
 import io.walshadow.sink.ClickHouseSinkOptions;
 import io.walshadow.pg.PgConnectionConfig;
-import io.walshadow.state.SnapshotSplit;
 import io.walshadow.types.SqlTypeCatalog;
 import io.walshadow.types.TextValues;
 import java.io.IOException;

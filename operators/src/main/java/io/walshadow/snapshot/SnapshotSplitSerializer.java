@@ -1,4 +1,6 @@
-package io.walshadow.state;
+package io.walshadow.snapshot;
+
+import io.walshadow.codec.RelationDescriptorCodec;
 
 import java.io.IOException;
 import org.apache.flink.core.io.SimpleVersionedSerializer;

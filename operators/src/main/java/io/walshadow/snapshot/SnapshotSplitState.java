@@ -1,7 +1,6 @@
 package io.walshadow.snapshot;
 
 import io.walshadow.heap.Tid;
-import io.walshadow.state.SnapshotSplit;
 
 /** A chunk being read: the TID of the last row emitted, moved on the task thread with each emitted row. */
 final class SnapshotSplitState {

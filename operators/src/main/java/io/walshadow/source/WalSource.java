@@ -1,12 +1,7 @@
 package io.walshadow.source;
 
 import io.walshadow.pg.PgConnectionConfig;
-import io.walshadow.state.SerializerTypeInfo;
-import io.walshadow.state.WalEnumeratorState;
-import io.walshadow.state.WalEnumeratorStateSerializer;
-import io.walshadow.state.WalSplit;
-import io.walshadow.state.WalSplitSerializer;
-import io.walshadow.state.XLogRecordSerializer;
+import io.walshadow.codec.SerializerTypeInfo;
 import io.walshadow.wal.XLogRecord;
 import java.util.List;
 import org.apache.flink.api.connector.source.Boundedness;

@@ -1,6 +1,5 @@
 package io.walshadow.source;
 
-import io.walshadow.state.WalSplit;
 import io.walshadow.wal.Lsn;
 import io.walshadow.wal.XLogRecord;
 import java.util.List;

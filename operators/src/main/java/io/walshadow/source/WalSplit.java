@@ -1,4 +1,4 @@
-package io.walshadow.state;
+package io.walshadow.source;
 
 import io.walshadow.wal.Lsn;
 import org.apache.flink.api.connector.source.SourceSplit;

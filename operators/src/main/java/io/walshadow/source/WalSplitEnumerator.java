@@ -1,7 +1,5 @@
 package io.walshadow.source;
 
-import io.walshadow.state.WalEnumeratorState;
-import io.walshadow.state.WalSplit;
 import java.util.ArrayList;
 import java.util.List;
 import org.apache.flink.api.connector.source.SplitEnumerator;

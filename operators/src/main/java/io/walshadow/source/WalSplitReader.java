@@ -1,7 +1,6 @@
 package io.walshadow.source;
 
 import io.walshadow.pg.PgConnectionConfig;
-import io.walshadow.state.WalSplit;
 import io.walshadow.wal.Lsn;
 import io.walshadow.wal.WalDecodeException;
 import io.walshadow.wal.WalFormat;

@@ -1,4 +1,4 @@
-package io.walshadow.state;
+package io.walshadow.source;
 
 import java.io.IOException;
 import org.apache.flink.core.io.SimpleVersionedSerializer;

@@ -1,6 +1,5 @@
 package io.walshadow.source;
 
-import io.walshadow.state.WalSplit;
 import io.walshadow.wal.XLogRecord;
 
 /** Mutable position of the split while records are emitted; becomes a {@link WalSplit} at each checkpoint. */

@@ -1,4 +1,4 @@
-package io.walshadow.state;
+package io.walshadow.source;
 
 import io.walshadow.wal.WalFormat;
 import io.walshadow.wal.XLogRecord;

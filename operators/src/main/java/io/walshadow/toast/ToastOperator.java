@@ -1,6 +1,6 @@
 package io.walshadow.toast;
 
-import io.walshadow.change.Drained;
+import io.walshadow.buffer.Drained;
 import org.apache.flink.streaming.api.operators.KeyedProcessOperator;
 
 /**

@@ -1,9 +1,9 @@
 package io.walshadow.toast;
 
-import io.walshadow.change.Drained;
-import io.walshadow.change.DrainedCatalog;
-import io.walshadow.change.DrainedChange;
-import io.walshadow.change.DrainedCommit;
+import io.walshadow.buffer.Drained;
+import io.walshadow.buffer.DrainedCatalog;
+import io.walshadow.buffer.DrainedChange;
+import io.walshadow.buffer.DrainedCommit;
 import io.walshadow.change.RowChange;
 import io.walshadow.change.TruncateChange;
 import io.walshadow.catalog.RelationDescriptor;
@@ -137,7 +137,7 @@ public final class ToastStage extends KeyedProcessFunction<Integer, Drained, Dra
                 Types.TUPLE(Types.LONG, Types.LONG, Types.PRIMITIVE_ARRAY(Types.BYTE))));
         mirrors = getRuntimeContext().getMapState(new MapStateDescriptor<>("toast-mirrors", Types.INT, Types.BOOLEAN));
         held = getRuntimeContext().getMapState(new MapStateDescriptor<>("toast-held-for-seed", Types.LONG,
-                io.walshadow.state.DrainedSerializer.typeInfo()));
+                io.walshadow.buffer.DrainedSerializer.typeInfo()));
         heldRange = getRuntimeContext().getState(new org.apache.flink.api.common.state.ValueStateDescriptor<>(
                 "toast-held-range", org.apache.flink.api.common.typeinfo.PrimitiveArrayTypeInfo.LONG_PRIMITIVE_ARRAY_TYPE_INFO));
         counters = new ToastCounters();

@@ -1,4 +1,8 @@
-package io.walshadow.state;
+package io.walshadow.buffer;
+
+import io.walshadow.codec.StateFormatException;
+import io.walshadow.testing.Deep;
+import io.walshadow.testing.Samples;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -6,10 +10,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.walshadow.change.BufferEvent;
 import io.walshadow.change.ChangeEvent;
-import io.walshadow.change.Drained;
-import io.walshadow.change.DrainedCatalog;
-import io.walshadow.change.DrainedChange;
-import io.walshadow.change.DrainedCommit;
 import io.walshadow.change.RowChange;
 import io.walshadow.change.TruncateChange;
 import java.io.IOException;

@@ -1,6 +1,13 @@
-package io.walshadow.state;
+package io.walshadow.buffer;
 
-import static io.walshadow.state.Deep.assertDeepEquals;
+import io.walshadow.codec.RelationDescriptorCodec;
+import io.walshadow.codec.StateFormatException;
+import io.walshadow.codec.ValueCodec;
+import io.walshadow.codec.XactRecordCodec;
+import io.walshadow.source.XLogRecordSerializer;
+import io.walshadow.testing.Samples;
+
+import static io.walshadow.testing.Deep.assertDeepEquals;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotSame;

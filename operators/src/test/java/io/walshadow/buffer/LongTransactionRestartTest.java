@@ -5,8 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.walshadow.change.DrainedChange;
-import io.walshadow.change.DrainedCommit;
 import io.walshadow.change.RowChange;
 import io.walshadow.testing.FlinkTestJobs;
 import io.walshadow.testing.LocalPg;
@@ -93,7 +91,7 @@ class LongTransactionRestartTest {
                         restart[0] = restartLsn(slot);
                         return Long.compareUnsigned(restart[0], firstLsn) > 0;
                     });
-            assertTrue(XactBufferTest.OUT.get(table).stream().noneMatch(o -> ((io.walshadow.change.Drained) o[1])
+            assertTrue(XactBufferTest.OUT.get(table).stream().noneMatch(o -> ((io.walshadow.buffer.Drained) o[1])
                     .xid() == longXid), "the open transaction drained something");
             assertTrue(TestMetricReporter.value("in_flight_transactions") >= 1, "long transaction in flight");
             // In-flight diagnostics: the long transaction (201 changes so far) is the oldest in flight.
@@ -189,7 +187,7 @@ class LongTransactionRestartTest {
                 }
             }
             for (int i = commitAt - expected.size(); i < commitAt; i++) {
-                assertEquals(longXid, ((io.walshadow.change.Drained) out.get(i)[1]).xid(), "contiguous at " + i);
+                assertEquals(longXid, ((io.walshadow.buffer.Drained) out.get(i)[1]).xid(), "contiguous at " + i);
             }
 
             // 2. Small transactions: each exactly once over both runs (the first run's output all precedes the

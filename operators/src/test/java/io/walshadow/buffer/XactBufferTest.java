@@ -7,17 +7,11 @@ import static org.junit.jupiter.api.Assertions.fail;
 
 import io.walshadow.catalog.Column;
 import io.walshadow.change.BufferEvent;
-import io.walshadow.change.Drained;
-import io.walshadow.change.DrainedCatalog;
-import io.walshadow.change.DrainedChange;
-import io.walshadow.change.DrainedCommit;
 import io.walshadow.change.RowChange;
 import io.walshadow.decoder.WalDecoderFunction;
 import io.walshadow.pg.PgConnectionConfig;
 import io.walshadow.source.WalSource;
 import io.walshadow.source.WalSourceOptions;
-import io.walshadow.state.BufferEventSerializer;
-import io.walshadow.state.DrainedSerializer;
 import io.walshadow.testing.FlinkTestJobs;
 import io.walshadow.testing.LocalPg;
 import java.nio.file.Files;

@@ -1,6 +1,6 @@
-package io.walshadow.state;
+package io.walshadow.codec;
 
-import static io.walshadow.state.Deep.assertDeepEquals;
+import static io.walshadow.testing.Deep.assertDeepEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 

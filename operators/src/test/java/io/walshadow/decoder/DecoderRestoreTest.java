@@ -23,7 +23,7 @@ import java.util.StringJoiner;
 import java.util.concurrent.ConcurrentHashMap;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.api.common.functions.MapFunction;
-import io.walshadow.state.BufferEventSerializer;
+import io.walshadow.buffer.BufferEventSerializer;
 import io.walshadow.change.BufferEvent;
 import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;

@@ -1,4 +1,8 @@
-package io.walshadow.state;
+package io.walshadow.sink;
+
+import io.walshadow.codec.StateFormatException;
+import io.walshadow.testing.Deep;
+import io.walshadow.testing.Samples;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;

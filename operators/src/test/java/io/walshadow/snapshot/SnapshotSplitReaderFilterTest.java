@@ -9,7 +9,6 @@ import io.walshadow.catalog.Column;
 import io.walshadow.catalog.RelationDescriptor;
 import io.walshadow.change.BufferEvent;
 import io.walshadow.pg.PgConnectionConfig;
-import io.walshadow.state.SnapshotSplit;
 import io.walshadow.wal.RelFileLocator;
 import java.io.IOException;
 import java.util.List;

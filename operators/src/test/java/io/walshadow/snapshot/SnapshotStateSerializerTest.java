@@ -1,4 +1,6 @@
-package io.walshadow.state;
+package io.walshadow.snapshot;
+
+import io.walshadow.testing.Samples;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;

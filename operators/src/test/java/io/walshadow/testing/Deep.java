@@ -1,4 +1,4 @@
-package io.walshadow.state;
+package io.walshadow.testing;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -16,10 +16,10 @@ import java.util.List;
  * element, floats by raw bits (so -0.0 and NaN payloads count), XLogRecords by position and bytes, and
  * {@link Column#UNRESOLVED_MISSING} by identity.
  */
-final class Deep {
+public final class Deep {
     private Deep() {}
 
-    static void assertDeepEquals(Object expected, Object actual) {
+    public static void assertDeepEquals(Object expected, Object actual) {
         check(expected, actual, "value");
     }
 

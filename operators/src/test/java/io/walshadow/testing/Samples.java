@@ -1,4 +1,4 @@
-package io.walshadow.state;
+package io.walshadow.testing;
 
 import io.walshadow.catalog.Ambiguity;
 import io.walshadow.catalog.CatalogChange;
@@ -53,14 +53,14 @@ import java.util.List;
 import java.util.UUID;
 
 /** Test fixtures: values of every class the decoders produce, descriptors, and events of every kind. */
-final class Samples {
+public final class Samples {
     private Samples() {}
 
-    static final RelFileLocator LOC = new RelFileLocator(1663, 16384, 24576);
-    static final RelFileLocator LOC2 = new RelFileLocator(1663, 16384, 0x9000_0001); // relfilenode above 2^31
+    public static final RelFileLocator LOC = new RelFileLocator(1663, 16384, 24576);
+    public static final RelFileLocator LOC2 = new RelFileLocator(1663, 16384, 0x9000_0001); // relfilenode above 2^31
 
     /** Scalar values of every class, with edge cases. */
-    static List<Object> scalars() {
+    public static List<Object> scalars() {
         List<Object> v = new ArrayList<>();
         v.add(null);
         v.addAll(List.of(true, false));
@@ -118,14 +118,14 @@ final class Samples {
         return v;
     }
 
-    static byte[] bytes(int n, int value) {
+    public static byte[] bytes(int n, int value) {
         byte[] b = new byte[n];
         Arrays.fill(b, (byte) value);
         return b;
     }
 
     /** Arrays and records, nested both ways, with nulls. */
-    static List<Object> composites() {
+    public static List<Object> composites() {
         PgArray empty = new PgArray(23, new int[0], new int[0], new Object[0]);
         PgArray ints = new PgArray(23, new int[] {4}, new int[] {1}, new Object[] {1, null, -7, Integer.MIN_VALUE});
         PgArray matrix = new PgArray(25, new int[] {2, 3}, new int[] {0, -5},
@@ -146,11 +146,11 @@ final class Samples {
                 new PgRecord(70004, List.of()));
     }
 
-    static Column col(int attnum, String name, int typeOid, int attlen, char align, boolean byval) {
+    public static Column col(int attnum, String name, int typeOid, int attlen, char align, boolean byval) {
         return new Column(attnum, name, typeOid, -1, attlen, align, byval, byval ? 'p' : 'x', false, false, null);
     }
 
-    static RelationDescriptor descriptor() {
+    public static RelationDescriptor descriptor() {
         List<Column> cols = List.of(
                 col(1, "id", 20, 8, 'd', true),
                 col(2, "name", 25, -1, 'i', false),
@@ -162,19 +162,19 @@ final class Samples {
         return new RelationDescriptor(16390, LOC, "sales", "orders ü", 'r', 'p', 'd', 16393, cols, List.of(1));
     }
 
-    static RelationDescriptor descriptor2() {
+    public static RelationDescriptor descriptor2() {
         return new RelationDescriptor(0x8000_0002, LOC2, "public", "t2", 'p', 'p', 'f', 0,
                 List.of(col(1, "a", 23, 4, 'i', true)), List.of());
     }
 
     /** A row matching {@link #descriptor()}. */
-    static Object[] row(long id) {
+    public static Object[] row(long id) {
         return new Object[] {id, "name " + id, null, PgNumeric.of(new BigDecimal("10.50")), "abc",
                 new ToastPointer(77, 16393, 10_000, 3000, ToastPointer.Compression.LZ4),
                 new PgArray(23, new int[] {2}, new int[] {1}, new Object[] {1, null})};
     }
 
-    static XLogRecord walRecord(int rmid, int info, int xid, byte[] mainData, long lsn) {
+    public static XLogRecord walRecord(int rmid, int info, int xid, byte[] mainData, long lsn) {
         byte[] rec = new byte[XLogRecord.SIZE_OF_HEADER + 2 + mainData.length];
         Bytes.putInt32(rec, 0, rec.length);
         Bytes.putInt32(rec, 4, xid);
@@ -187,7 +187,7 @@ final class Samples {
         return XLogRecord.fromVerifiedBytes(WalFormat.PG15, lsn, (lsn + rec.length + 7) & ~7L, rec);
     }
 
-    static List<XactRecord> xactRecords() {
+    public static List<XactRecord> xactRecords() {
         InvalidationMessages invals = InvalidationMessages.of(List.of(
                 new InvalidationMessage.Catcache(7, 16384, 0xDEADBEEF),
                 new InvalidationMessage.Catcache(0, 0, 1),
@@ -224,7 +224,7 @@ final class Samples {
         return out;
     }
 
-    static List<CatalogChange> catalogChanges() {
+    public static List<CatalogChange> catalogChanges() {
         RelationDescriptor d = descriptor();
         RelationDescriptor moved = new RelationDescriptor(d.relOid(), LOC2, d.schema(), d.name(), d.relkind(),
                 d.relpersistence(), d.replicaIdentity(), d.toastRelOid(), d.columns(), d.identityAttnums());
@@ -241,7 +241,7 @@ final class Samples {
     }
 
     /** Events of every kind and every operation. */
-    static List<ChangeEvent> events() {
+    public static List<ChangeEvent> events() {
         RelationDescriptor d = descriptor();
         RelationDescriptor d2 = descriptor2();
         List<ChangeEvent> out = new ArrayList<>();
