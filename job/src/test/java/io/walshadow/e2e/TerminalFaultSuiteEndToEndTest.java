@@ -51,7 +51,7 @@ class TerminalFaultSuiteEndToEndTest {
     void aStagedPartitionEmptiedBeforeItsCommitStopsTheJobAtAConsistentCut() throws Exception {
         for (int round = 0; round < ROUNDS; round++) {
             try (E2e e = new E2e("e2e_tf_stage"); Workload w = new Workload(e)) {
-                startUnderWorkload(e, w, 0);
+                startUnderWorkload(e, w, 100); // restarts allowed: the job must stop at once anyway
                 AtomicBoolean armed = new AtomicBoolean(true);
                 AtomicLong t0 = new AtomicLong();
                 Faults.install(point -> {

@@ -70,7 +70,7 @@ class TornWalEndToEndTest {
             // From outside: the server did overwrite a record, at the start of the segment it lost.
             LocalPg.exec(e.pg, "CREATE EXTENSION IF NOT EXISTS pg_walinspect");
             String overwrite = LocalPg.queryString(e.pg, "SELECT start_lsn::text || ' ' || pg_walfile_name(start_lsn)"
-                    + " FROM pg_get_wal_records_info('" + before + "', pg_current_wal_lsn())"
+                    + " FROM pg_get_wal_records_info('" + before + "', pg_current_wal_flush_lsn())"
                     + " WHERE resource_manager = 'XLOG' AND record_type = 'OVERWRITE_CONTRECORD'");
             assertEquals(endSegment, overwrite == null ? null : overwrite.split(" ")[1],
                     "the server wrote OVERWRITE_CONTRECORD at the start of the lost segment: " + overwrite);

@@ -120,12 +120,13 @@ public final class BatchCommitter {
             actual = Long.parseLong(retry.call(q, () -> ch.queryString(q)));
         }
         if (actual != expected) {
-            throw new IllegalStateException("batch " + b.batch() + " of sink " + b.sinkId() + ": staging table "
+            // no restart can help (the same committable meets the same partition): stop at once, say it once
+            throw new org.apache.flink.runtime.execution.SuppressRestartsException(new IllegalStateException("batch " + b.batch() + " of sink " + b.sinkId() + ": staging table "
                     + db + "." + ins.stage() + " holds " + actual + " rows of segment " + ins.segment() + " for "
                     + ins.table() + ", but " + expected + " were staged (dropped or written by something else?);"
                     + " the WAL they came from was released at the checkpoint, so the batch is not committed and"
                     + " the destination is left as of the batch before; start the job afresh (a new initial"
-                    + " snapshot into an empty database) to replicate again");
+                    + " snapshot into an empty database) to replicate again"));
         }
     }
 

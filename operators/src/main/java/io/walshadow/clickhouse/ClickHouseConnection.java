@@ -148,6 +148,8 @@ public final class ClickHouseConnection implements ClickHouseSql, AutoCloseable 
         settings.setQueryId(queryId(what + "#" + System.identityHashCode(rows)));
         settings.serverSetting("replace_running_query", "1");
         settings.serverSetting("max_execution_time", Long.toString(serverTimeoutSeconds));
+        // one block, so one part: the insert lands whole or not at all (a retry can tell which)
+        settings.serverSetting("max_insert_block_size", Long.toString(Math.max(1_048_576L, rows.rows() + 1)));
         try (InsertResponse r = client.insert(table, rows::writeTo, ClickHouseFormat.RowBinary, settings)
                 .get(timeoutSeconds, TimeUnit.SECONDS)) {
             trace(start, what);

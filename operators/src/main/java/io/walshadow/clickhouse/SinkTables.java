@@ -163,6 +163,11 @@ public final class SinkTables {
                 + (attempt == 0 ? "" : " AND " + quote(ATTEMPT) + " = " + Long.toUnsignedString(attempt));
     }
 
+    /** All rows of one batch that one attempt staged, whatever their segment. */
+    public static String stagedWhere(long batch, long attempt) {
+        return quote(BATCH) + " = " + batch + " AND " + quote(ATTEMPT) + " = " + Long.toUnsignedString(attempt);
+    }
+
     static String hash(String s) {
         try {
             byte[] h = MessageDigest.getInstance("SHA-256").digest(s.getBytes(StandardCharsets.UTF_8));

@@ -102,6 +102,8 @@ final class ClickHouseSinkWriter implements CommittingSinkWriter<Drained, SinkBa
      * different jobs restored from one checkpoint must differ too.
      */
     private final long attempt = newAttempt();
+    /** Rows this attempt staged into each staging table in the current batch (to tell whether a failed try landed). */
+    private final Map<String, Long> stagedInBatch = new HashMap<>();
     private int segment;
     /** Destination (or mirror) name to the segment after the batch's last DDL step on it. */
     private final Map<String, Integer> touchedAt = new HashMap<>();
@@ -627,11 +629,41 @@ final class ClickHouseSinkWriter implements CommittingSinkWriter<Drained, SinkBa
         }
     }
 
+    /**
+     * Stages one buffer, exactly once. A try that failed without an answer may still have landed (ClickHouse wrote
+     * the part and was killed before answering), so before trying again the staging partition's count for this
+     * attempt says which: the rows staged before plus this buffer's, it landed; only those before, it did not;
+     * anything else, the partition was changed under the writer (a restart stages the batch anew, as a new attempt).
+     * The buffer goes in one block (one part), so a try lands whole or not at all.
+     */
     private void insert(String stage, RowBinaryBuffer b) throws InterruptedException {
         Faults.at("writer.flush");
-        retry.call("INSERT INTO " + stage, () -> ch.insertRowBinary(
-                DestinationSchema.quote(ch.database()) + "."
-                        + DestinationSchema.quote(stage), b));
+        String table = DestinationSchema.quote(ch.database()) + "." + DestinationSchema.quote(stage);
+        long before = stagedInBatch.getOrDefault(stage, 0L);
+        long rows = b.rows();
+        boolean[] tried = {false};
+        retry.call("INSERT INTO " + stage, () -> {
+            if (tried[0]) {
+                long now = Long.parseLong(ch.queryString("SELECT count() FROM " + table + " WHERE "
+                        + SinkTables.stagedWhere(batch, attempt)));
+                if (now == before + rows) {
+                    LOG.warn("sink {}: the INSERT of {} rows into {} that failed without an answer had landed;"
+                            + " not sent again", sinkId, rows, stage);
+                    return null;
+                }
+                if (now != before) {
+                    throw new IllegalStateException("sink " + sinkId + ": staging table " + stage + " holds " + now
+                            + " rows of batch " + batch + " (attempt " + Long.toUnsignedString(attempt) + "), but "
+                            + before + " were staged before this INSERT of " + rows + " rows failed without an"
+                            + " answer; restarting stages the batch again");
+                }
+            }
+            tried[0] = true;
+            long written = ch.insertRowBinary(table, b);
+            Faults.at("writer.flush.landed");
+            return written;
+        });
+        stagedInBatch.merge(stage, rows, Long::sum);
         flushes.inc();
         bytesStaged.inc(b.size());
         b.clear();
@@ -665,6 +697,7 @@ final class ClickHouseSinkWriter implements CommittingSinkWriter<Drained, SinkBa
                 last == null ? 0 : last.commitLsn(), last == null ? 0 : last.fullXid(),
                 last == null ? 0 : last.commitTime(), attempt);
         batch++;
+        stagedInBatch.clear();
         segment = 0;
         touchedAt.clear();
         steps.clear();
