@@ -13,6 +13,7 @@ import java.time.Duration;
 import java.util.LinkedHashSet;
 import java.util.Map;
 import java.util.Set;
+import org.apache.flink.configuration.ConfigOption;
 import org.apache.flink.util.ParameterTool;
 import org.apache.flink.util.TimeUtils;
 
@@ -37,22 +38,13 @@ public record JobConfig(PgConnectionConfig pg, WalSourceOptions source, String i
     public static final String PG_PASSWORD_KEY = "walshadow.pg.password";
     public static final String CH_PASSWORD_KEY = "walshadow.clickhouse.password";
     /** Default of {@code toast.value.max.bytes}: a quarter of PostgreSQL's 1 GB value limit. */
-    public static final long DEFAULT_TOAST_VALUE_MAX_BYTES = 256L << 20;
+    public static final long DEFAULT_TOAST_VALUE_MAX_BYTES = JobOptions.TOAST_VALUE_MAX_BYTES.defaultValue();
     /** Default of {@code toast.fetch.batch.bytes}. */
-    public static final long DEFAULT_TOAST_FETCH_BATCH_BYTES = 64L << 20;
+    public static final long DEFAULT_TOAST_FETCH_BATCH_BYTES = JobOptions.TOAST_FETCH_BATCH_BYTES.defaultValue();
     /** Every {@code --key} the job reads; any other is a typo, refused with the nearest of these. */
     public static final java.util.SortedSet<String> KEYS = java.util.Collections.unmodifiableSortedSet(
-            new java.util.TreeSet<>(java.util.List.of("pg.host", "pg.port", "pg.database", "pg.user", "pg.password.file", "pg.sslmode",
-                    "pg.sslrootcert", "slot", "slot.create", "status.interval.ms", "fetch.max.records",
-                    "tables.include", "tables.exclude", "tables.allow.unmatched", "checkpoint.interval",
-                    "checkpoint.dir", "progress.interval", "xact.prepared.drop", "xact.buffer.heap.bytes",
-                    "xact.buffer.heap.family.bytes", "toast.mode", "toast.missing", "toast.value.max.bytes",
-                    "toast.fetch.batch.bytes",
-                    "snapshot.mode", "snapshot.parallelism", "snapshot.fetch.rows", "snapshot.chunk.pages",
-                    "clickhouse.url", "clickhouse.user", "clickhouse.password.file", "clickhouse.database", "clickhouse.sslrootcert",
-                    "clickhouse.sink.id", "clickhouse.on.drop", "clickhouse.flush.bytes",
-                    "clickhouse.retry.timeout", "clickhouse.statement.timeout", "clickhouse.reset",
-                    "clickhouse.unwritable")));
+            JobOptions.ALL.stream().map(o -> o.key()).collect(java.util.stream.Collectors.toCollection(
+                    java.util.TreeSet::new)));
     /** PostgreSQL's GIDSIZE is 200 bytes with the terminating NUL. */
     private static final int MAX_GID_BYTES = 199;
 
@@ -73,42 +65,42 @@ public record JobConfig(PgConnectionConfig pg, WalSourceOptions source, String i
                         + " (docs/configuration.md lists them all)");
             }
         }
-        String password = secret(p, "pg.password.file", env, PG_PASSWORD_ENV, flinkConf, PG_PASSWORD_KEY);
+        String password = secret(p, JobOptions.PG_PASSWORD_FILE.key(), env, PG_PASSWORD_ENV, flinkConf, PG_PASSWORD_KEY);
         PgConnectionConfig pg = new PgConnectionConfig(
-                required(p, "pg.host"),
-                intValue(p, "pg.port", 5432),
-                required(p, "pg.database"),
-                required(p, "pg.user"),
+                required(p, JobOptions.PG_HOST),
+                intValue(p, JobOptions.PG_PORT),
+                required(p, JobOptions.PG_DATABASE),
+                required(p, JobOptions.PG_USER),
                 password,
-                p.get("pg.sslmode", "verify-full"), // the WAL carries every database of the cluster
-                p.get("pg.sslrootcert", null));
+                string(p, JobOptions.PG_SSLMODE), // the WAL carries every database of the cluster
+                string(p, JobOptions.PG_SSLROOTCERT));
         WalSourceOptions source;
-        boolean createSlot = bool(p, "slot.create", true);
+        boolean createSlot = bool(p, JobOptions.SLOT_CREATE);
         try {
-            source = new WalSourceOptions(p.get("slot", "walshadow"), createSlot,
-                    intValue(p, "status.interval.ms", 10_000), intValue(p, "fetch.max.records", 4096));
+            source = new WalSourceOptions(string(p, JobOptions.SLOT), createSlot,
+                    intValue(p, JobOptions.STATUS_INTERVAL_MS), intValue(p, JobOptions.FETCH_MAX_RECORDS));
         } catch (IllegalArgumentException e) {
             throw new IllegalArgumentException("invalid source setting (slot / status.interval.ms / fetch.max.records): "
                     + e.getMessage(), e);
         }
-        String include = p.get("tables.include", "");
-        String exclude = p.get("tables.exclude", "");
+        String include = p.get(JobOptions.TABLES_INCLUDE.key(), "");
+        String exclude = p.get(JobOptions.TABLES_EXCLUDE.key(), "");
         try {
             CatalogFilter.parse(include, exclude);
         } catch (IllegalArgumentException e) {
             throw new IllegalArgumentException("invalid --tables.include / --tables.exclude: " + e.getMessage(), e);
         }
         ToastResolver.Mode toastMode = toastMode(p);
-        long toastMax = positive(p, "toast.value.max.bytes", DEFAULT_TOAST_VALUE_MAX_BYTES);
-        return new JobConfig(pg, source, include, exclude, duration(p, "checkpoint.interval", Duration.ofSeconds(10)),
-                p.get("checkpoint.dir", null), duration(p, "progress.interval", Duration.ofSeconds(5)),
-                gids(p, "xact.prepared.drop"), clickhouse(p, pg, source,
-                        secret(p, "clickhouse.password.file", env, CH_PASSWORD_ENV, flinkConf, CH_PASSWORD_KEY),
+        long toastMax = positive(p, JobOptions.TOAST_VALUE_MAX_BYTES);
+        return new JobConfig(pg, source, include, exclude, duration(p, JobOptions.CHECKPOINT_INTERVAL),
+                string(p, JobOptions.CHECKPOINT_DIR), duration(p, JobOptions.PROGRESS_INTERVAL),
+                gids(p, JobOptions.XACT_PREPARED_DROP.key()), clickhouse(p, pg, source,
+                        secret(p, JobOptions.CLICKHOUSE_PASSWORD_FILE.key(), env, CH_PASSWORD_ENV, flinkConf, CH_PASSWORD_KEY),
                         toastMode == ToastResolver.Mode.CLICKHOUSE, CatalogFilter.parse(include, exclude).spec()),
-                nonNegative(p, "xact.buffer.heap.bytes", XactBuffer.DEFAULT_HEAP_BYTES),
-                nonNegative(p, "xact.buffer.heap.family.bytes", XactBuffer.DEFAULT_HEAP_FAMILY_BYTES),
-                toastMode, toastMax, positive(p, "toast.fetch.batch.bytes", DEFAULT_TOAST_FETCH_BATCH_BYTES),
-                toastMissing(p), snapshot(p), bool(p, "tables.allow.unmatched", false), bool(p, "clickhouse.reset", false));
+                nonNegative(p, JobOptions.XACT_BUFFER_HEAP_BYTES),
+                nonNegative(p, JobOptions.XACT_BUFFER_HEAP_FAMILY_BYTES),
+                toastMode, toastMax, positive(p, JobOptions.TOAST_FETCH_BATCH_BYTES),
+                toastMissing(p), snapshot(p), bool(p, JobOptions.TABLES_ALLOW_UNMATCHED), bool(p, JobOptions.CLICKHOUSE_RESET));
     }
 
     private static boolean bool(ParameterTool p, String key, boolean dflt) {
@@ -125,22 +117,22 @@ public record JobConfig(PgConnectionConfig pg, WalSourceOptions source, String i
     }
 
     private static SnapshotOptions snapshot(ParameterTool p) {
-        String m = p.get("snapshot.mode", "initial");
+        String m = string(p, JobOptions.SNAPSHOT_MODE);
         if (!m.equals("initial") && !m.equals("never")) {
             throw new IllegalArgumentException("setting --snapshot.mode must be initial or never, got '" + m + "'");
         }
-        long parallelism = positive(p, "snapshot.parallelism", SnapshotOptions.DEFAULT_PARALLELISM);
-        long fetch = positive(p, "snapshot.fetch.rows", SnapshotOptions.DEFAULT_FETCH_ROWS);
+        long parallelism = positive(p, JobOptions.SNAPSHOT_PARALLELISM);
+        long fetch = positive(p, JobOptions.SNAPSHOT_FETCH_ROWS);
         if (parallelism > 256 || fetch > 1_000_000) {
             throw new IllegalArgumentException("setting --snapshot.parallelism (at most 256) or --snapshot.fetch.rows"
                     + " (at most 1000000) too large: " + parallelism + ", " + fetch);
         }
         return new SnapshotOptions(m.equals("initial"), (int) parallelism,
-                positive(p, "snapshot.chunk.pages", SnapshotOptions.DEFAULT_CHUNK_PAGES), (int) fetch);
+                positive(p, JobOptions.SNAPSHOT_CHUNK_PAGES), (int) fetch);
     }
 
     private static ToastResolver.Mode toastMode(ParameterTool p) {
-        String m = p.get("toast.mode", "clickhouse");
+        String m = string(p, JobOptions.TOAST_MODE);
         return switch (m) {
             case "clickhouse" -> ToastResolver.Mode.CLICKHOUSE;
             case "disabled" -> ToastResolver.Mode.DISABLED;
@@ -150,7 +142,7 @@ public record JobConfig(PgConnectionConfig pg, WalSourceOptions source, String i
     }
 
     private static ToastResolver.Missing toastMissing(ParameterTool p) {
-        String m = p.get("toast.missing", "fail");
+        String m = string(p, JobOptions.TOAST_MISSING);
         return switch (m) {
             case "fail" -> ToastResolver.Missing.FAIL;
             case "fill" -> ToastResolver.Missing.FILL;
@@ -178,7 +170,7 @@ public record JobConfig(PgConnectionConfig pg, WalSourceOptions source, String i
     /** The sink's settings; null without {@code --clickhouse.url} (then only the stages before the sink can run). */
     private static ClickHouseSinkOptions clickhouse(ParameterTool p, PgConnectionConfig pg, WalSourceOptions source,
                                                     String password, boolean toastMirrors, String tables) {
-        String url = p.get("clickhouse.url");
+        String url = string(p, JobOptions.CLICKHOUSE_URL);
         if (url == null || url.isBlank()) {
             return null;
         }
@@ -193,23 +185,23 @@ public record JobConfig(PgConnectionConfig pg, WalSourceOptions source, String i
             throw new IllegalArgumentException("setting --clickhouse.url must be http://host:port or https://host:port,"
                     + " got '" + url + "'");
         }
-        String onDrop = p.get("clickhouse.on.drop", "retain");
+        String onDrop = string(p, JobOptions.CLICKHOUSE_ON_DROP);
         if (!onDrop.equals("retain") && !onDrop.equals("drop")) {
             throw new IllegalArgumentException("setting --clickhouse.on.drop must be retain or drop, got '" + onDrop + "'");
         }
-        String unwritable = p.get("clickhouse.unwritable", "fail");
+        String unwritable = string(p, JobOptions.CLICKHOUSE_UNWRITABLE);
         if (!unwritable.equals("fail") && !unwritable.equals("quarantine")) {
             throw new IllegalArgumentException("setting --clickhouse.unwritable must be fail or quarantine, got '"
                     + unwritable + "'");
         }
         try {
-            return new ClickHouseSinkOptions(url, p.get("clickhouse.user", "default"), password,
-                    p.get("clickhouse.database", pg.database()), p.get("clickhouse.sslrootcert", null),
-                    p.get("clickhouse.sink.id", source.slotName()), onDrop.equals("drop"),
-                    longValue(p, "clickhouse.flush.bytes", 16L << 20),
-                    duration(p, "clickhouse.retry.timeout", Duration.ofMinutes(5)), toastMirrors,
+            return new ClickHouseSinkOptions(url, string(p, JobOptions.CLICKHOUSE_USER), password,
+                    p.get(JobOptions.CLICKHOUSE_DATABASE.key(), pg.database()), string(p, JobOptions.CLICKHOUSE_SSLROOTCERT),
+                    p.get(JobOptions.CLICKHOUSE_SINK_ID.key(), source.slotName()), onDrop.equals("drop"),
+                    longValue(p, JobOptions.CLICKHOUSE_FLUSH_BYTES),
+                    duration(p, JobOptions.CLICKHOUSE_RETRY_TIMEOUT), toastMirrors,
                     unwritable.equals("quarantine"), tables,
-                    duration(p, "clickhouse.statement.timeout", ClickHouseConnection.DEFAULT_TIMEOUT));
+                    duration(p, JobOptions.CLICKHOUSE_STATEMENT_TIMEOUT));
         } catch (IllegalArgumentException e) {
             throw new IllegalArgumentException("invalid ClickHouse setting: " + e.getMessage(), e);
         }
@@ -302,5 +294,39 @@ public record JobConfig(PgConnectionConfig pg, WalSourceOptions source, String i
         } catch (RuntimeException e) {
             throw new IllegalArgumentException("setting --" + key + " must be a duration like 10s, 500ms or 2m, got '" + v + "'");
         }
+    }
+
+    // ---- reading a typed option: its key, and its default when the argument is absent
+
+    private static String string(ParameterTool p, ConfigOption<String> o) {
+        return p.get(o.key(), o.hasDefaultValue() ? o.defaultValue() : null);
+    }
+
+    private static String required(ParameterTool p, ConfigOption<String> o) {
+        return required(p, o.key());
+    }
+
+    private static int intValue(ParameterTool p, ConfigOption<Integer> o) {
+        return intValue(p, o.key(), o.defaultValue());
+    }
+
+    private static long longValue(ParameterTool p, ConfigOption<Long> o) {
+        return longValue(p, o.key(), o.defaultValue());
+    }
+
+    private static long positive(ParameterTool p, ConfigOption<Long> o) {
+        return positive(p, o.key(), o.defaultValue());
+    }
+
+    private static long nonNegative(ParameterTool p, ConfigOption<Long> o) {
+        return nonNegative(p, o.key(), o.defaultValue());
+    }
+
+    private static boolean bool(ParameterTool p, ConfigOption<Boolean> o) {
+        return bool(p, o.key(), o.defaultValue());
+    }
+
+    private static Duration duration(ParameterTool p, ConfigOption<Duration> o) {
+        return duration(p, o.key(), o.defaultValue());
     }
 }
