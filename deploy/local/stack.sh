@@ -312,7 +312,7 @@ wal_compression = off
 fsync = off
 synchronous_commit = on
 
-# TLS offered (clients choose: the tests use sslmode=disable, TlsEndToEndTest verify-full)
+# TLS offered (clients choose: the tests use sslmode=disable, TlsEndToEndIT verify-full)
 ssl = on
 ssl_cert_file = 'server.pem'
 ssl_key_file = 'server.key'

@@ -5,7 +5,7 @@ package io.walshadow.wal;
  * rmgr's {@code rm_identify} from {@code src/backend/access/rmgrdesc/*desc.c}, transcribed with their quirks
  * (which bits each one masks), so that logs and test failures can name records the way PostgreSQL tooling does.
  *
- * <p>Checked against pg_waldump 15 by {@code PgWaldumpParityTest}, for real WAL and for a synthetic segment that
+ * <p>Checked against pg_waldump 15 by {@code PgWaldumpParityIT}, for real WAL and for a synthetic segment that
  * holds every record type slot of every rmgr. PG16+ renamed or added types (Heap2 PRUNE_* in 17, XLOG
  * CHECKPOINT_REDO in 17, ...); those are not PG15 names and are not known here.
  */

@@ -11,7 +11,7 @@ import java.util.regex.Pattern;
  * {@code 2020.md}, {@code 2021.md}, {@code docs/changelogs/v22.2.1.2139-prestable.md},
  * {@code docs/changelogs/v23.2.1.2537-stable.md}) lists the feature, with the PR number. Measured here: 18.16 (all
  * flags false) against the real server, and every flag true against the chDB engine 26.7 ({@code
- * ChdbCapabilitiesTest}); the thresholds in between are from the changelogs only.
+ * ChdbCapabilitiesIT}); the thresholds in between are from the changelogs only.
  */
 public record ServerCapabilities(String version, int major, int minor, boolean replacingWithIsDeleted,
                                  boolean dateTime64, boolean insertDeduplicationToken,

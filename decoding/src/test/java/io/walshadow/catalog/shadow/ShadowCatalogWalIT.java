@@ -1,0 +1,266 @@
+package io.walshadow.catalog.shadow;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.walshadow.catalog.shadow.CatalogRow.AttributeRow;
+import io.walshadow.catalog.shadow.CatalogRow.ClassRow;
+import io.walshadow.catalog.shadow.CatalogRow.EnumRow;
+import io.walshadow.catalog.shadow.CatalogRow.IndexRow;
+import io.walshadow.catalog.shadow.CatalogRow.NamespaceRow;
+import io.walshadow.catalog.shadow.CatalogRow.TypeRow;
+import io.walshadow.testing.LocalPg;
+import io.walshadow.wal.Lsn;
+import io.walshadow.wal.Rmgrs;
+import io.walshadow.wal.WalFormat;
+import io.walshadow.wal.WalSegmentReader;
+import io.walshadow.wal.XLogRecord;
+import io.walshadow.xact.XactAbort;
+import io.walshadow.xact.XactCommit;
+import io.walshadow.xact.XactRecord;
+import io.walshadow.xact.XactRecordParser;
+import java.nio.ByteBuffer;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The shadow driven by the real server's WAL against the real server's catalog: after every step of a DDL workload
+ * (every DDL form, rollbacks, savepoints, a prepared transaction, rewrites of user tables and of the catalogs
+ * themselves, vacuum), every row of the six catalogs the shadow keeps, as the shadow has it once it has read the
+ * WAL up to that point, must equal what PostgreSQL's own SELECT shows. The oracle renders rows from SQL text, the
+ * shadow's side from the decoded tuples; the shadow is also written to bytes and read back at every step.
+ */
+class ShadowCatalogWalIT {
+    final String sfx = Long.toString(System.nanoTime(), 36);
+
+    /** Catalog contents at one point: rows rendered as text, per catalog. */
+    record Expected(String step, long lsn, Map<String, TreeSet<String>> rows) {
+    }
+
+    static final Map<String, String> ORACLE = Map.of(
+            "pg_class", "SELECT concat_ws('|', oid::int8, relname, relnamespace::int8, relfilenode::int8,"
+                    + " reltablespace::int8, relkind, relpersistence, relreplident, relnatts, reltoastrelid::int8,"
+                    + " relisshared) FROM pg_class",
+            "pg_attribute", "SELECT concat_ws('|', attrelid::int8, attnum, attname, atttypid::int8, atttypmod, attlen,"
+                    + " attalign, attbyval, attstorage, attisdropped, attnotnull, atthasmissing) FROM pg_attribute"
+                    + " WHERE attnum > 0",
+            "pg_namespace", "SELECT concat_ws('|', oid::int8, nspname) FROM pg_namespace",
+            "pg_index", "SELECT concat_ws('|', indexrelid::int8, indrelid::int8, indisprimary, indisreplident,"
+                    + " replace(indkey::text, ' ', ',')) FROM pg_index",
+            "pg_type", "SELECT concat_ws('|', oid::int8, typname, typnamespace::int8, typlen, typbyval, typalign,"
+                    + " typtype, typcategory, typelem::int8, typbasetype::int8, typtypmod, typrelid::int8) FROM pg_type",
+            "pg_enum", "SELECT concat_ws('|', oid::int8, enumtypid::int8, enumlabel) FROM pg_enum");
+
+    static String render(CatalogRow row) {
+        if (row instanceof ClassRow c) {
+            return u(c.oid()) + "|" + c.relname() + "|" + u(c.relnamespace()) + "|" + u(c.relfilenode()) + "|"
+                    + u(c.reltablespace()) + "|" + c.relkind() + "|" + c.relpersistence() + "|" + c.relreplident()
+                    + "|" + c.relnatts() + "|" + u(c.reltoastrelid()) + "|" + b(c.relisshared());
+        } else if (row instanceof AttributeRow a) {
+            return u(a.attrelid()) + "|" + a.attnum() + "|" + a.attname() + "|" + u(a.atttypid()) + "|" + a.atttypmod()
+                    + "|" + a.attlen() + "|" + a.attalign() + "|" + b(a.attbyval()) + "|" + a.attstorage() + "|"
+                    + b(a.attisdropped()) + "|" + b(a.attnotnull()) + "|" + b(a.missingValue() != null);
+        } else if (row instanceof NamespaceRow n) {
+            return u(n.oid()) + "|" + n.nspname();
+        } else if (row instanceof IndexRow i) {
+            StringBuilder k = new StringBuilder();
+            for (int x : i.indkey()) {
+                k.append(k.length() == 0 ? "" : ",").append(x);
+            }
+            return u(i.indexrelid()) + "|" + u(i.indrelid()) + "|" + b(i.indisprimary()) + "|" + b(i.indisreplident())
+                    + "|" + k;
+        } else if (row instanceof TypeRow t) {
+            return u(t.oid()) + "|" + t.typname() + "|" + u(t.typnamespace()) + "|" + t.typlen() + "|"
+                    + b(t.typbyval()) + "|" + t.typalign() + "|" + t.typtype() + "|" + t.typcategory() + "|"
+                    + u(t.typelem()) + "|" + u(t.typbasetype()) + "|" + t.typtypmod() + "|" + u(t.typrelid());
+        } else {
+            EnumRow e = (EnumRow) row;
+            return u(e.oid()) + "|" + u(e.enumtypid()) + "|" + e.enumlabel();
+        }
+    }
+
+    static String u(int oid) {
+        return Integer.toUnsignedString(oid);
+    }
+
+    static String b(boolean v) {
+        return v ? "true" : "false";
+    }
+
+    /** The catalogs as PostgreSQL shows them, and the insert position read inside the same snapshot. */
+    static Expected oracle(Connection c, String step) throws SQLException {
+        c.setAutoCommit(false);
+        c.setTransactionIsolation(Connection.TRANSACTION_REPEATABLE_READ);
+        try (Statement st = c.createStatement()) {
+            long lsn;
+            try (ResultSet rs = st.executeQuery("SELECT pg_current_wal_insert_lsn()::text")) {
+                rs.next();
+                lsn = Lsn.parse(rs.getString(1));
+            }
+            Map<String, TreeSet<String>> rows = new TreeMap<>();
+            for (Map.Entry<String, String> e : ORACLE.entrySet()) {
+                TreeSet<String> s = new TreeSet<>();
+                try (ResultSet rs = st.executeQuery(e.getValue())) {
+                    while (rs.next()) {
+                        s.add(rs.getString(1));
+                    }
+                }
+                rows.put(e.getKey(), normalize(s));
+            }
+            c.commit();
+            return new Expected(step, lsn, rows);
+        } finally {
+            c.setAutoCommit(true);
+        }
+    }
+
+    /** Booleans print as t/f in SQL text: make every field that is exactly t or f read true/false. */
+    static TreeSet<String> normalize(TreeSet<String> rows) {
+        TreeSet<String> out = new TreeSet<>();
+        for (String r : rows) {
+            String[] f = r.split("\\|", -1);
+            for (int i = 0; i < f.length; i++) {
+                if (f[i].equals("t")) {
+                    f[i] = "true";
+                } else if (f[i].equals("f")) {
+                    f[i] = "false";
+                }
+            }
+            out.add(String.join("|", f));
+        }
+        return out;
+    }
+
+    static Map<String, TreeSet<String>> shadowRows(ShadowCatalog s) {
+        Map<String, TreeSet<String>> out = new TreeMap<>();
+        for (SystemCatalog c : SystemCatalog.values()) {
+            TreeSet<String> rows = new TreeSet<>();
+            for (CatalogRow r : s.rows(c)) {
+                rows.add(render(r));
+            }
+            out.put(c.relname(), normalize(rows));
+        }
+        return out;
+    }
+
+    @Test
+    void theShadowEqualsTheCatalogAfterEveryStep() throws Exception {
+        String schema = "shadow_" + sfx;
+        String slot = "shadow_" + sfx;
+        try (Connection c = LocalPg.connect(); Connection slotConn = LocalPg.connect();
+             Connection boot = LocalPg.connect(); Connection oracle = LocalPg.connect()) {
+            LocalPg.exec(c, "CREATE SCHEMA " + schema);
+            LocalPg.exec(slotConn, "SELECT pg_create_physical_replication_slot('" + slot + "', true, true)");
+            long restart = Lsn.parse(LocalPg.queryString(c, "SELECT restart_lsn::text FROM pg_replication_slots"
+                    + " WHERE slot_name = '" + slot + "'"));
+            CatalogBootstrap.Result r = new CatalogBootstrap(boot, System.out::println).take(slot);
+            assertTrue(Long.compareUnsigned(r.shadow().redoLsn(), restart) >= 0, "redo point past the slot's start");
+            assertTrue(Long.compareUnsigned(r.startLsn(), r.shadow().redoLsn()) > 0);
+            ShadowCatalog shadow = ShadowCatalogSerializer.fromCompressed(ShadowCatalogSerializer.toCompressed(r.shadow()));
+
+            List<Expected> expected = new ArrayList<>();
+            String t = schema + ".t1";
+            String[][] steps = {
+                {"create", "CREATE TABLE " + t + " (id int PRIMARY KEY, a text, b int, c numeric(10,2))"},
+                {"add column with default", "ALTER TABLE " + t + " ADD COLUMN d int DEFAULT 7"},
+                {"drop column", "ALTER TABLE " + t + " DROP COLUMN b"},
+                {"rename column", "ALTER TABLE " + t + " RENAME COLUMN a TO a2"},
+                {"checkpoint: later images of known pages", "CHECKPOINT",
+                    "ALTER TABLE " + t + " ALTER COLUMN c SET DEFAULT 1", "ALTER TABLE " + t + " RENAME COLUMN c TO c2"},
+                {"alter type rewrite", "ALTER TABLE " + t + " ALTER COLUMN d TYPE bigint"},
+                {"set not null", "ALTER TABLE " + t + " ALTER COLUMN a2 SET NOT NULL"},
+                {"drop not null", "ALTER TABLE " + t + " ALTER COLUMN a2 DROP NOT NULL"},
+                {"savepoint rolled back", "BEGIN", "ALTER TABLE " + t + " ADD e text", "SAVEPOINT s",
+                    "ALTER TABLE " + t + " ADD f int", "ROLLBACK TO SAVEPOINT s", "ALTER TABLE " + t + " ADD g int",
+                    "COMMIT"},
+                {"rolled back", "BEGIN", "ALTER TABLE " + t + " RENAME COLUMN e TO e2", "ROLLBACK"},
+                {"enum", "CREATE TYPE " + schema + ".mood AS ENUM ('sad', 'ok')",
+                    "ALTER TYPE " + schema + ".mood ADD VALUE 'happy'"},
+                {"second table", "CREATE TABLE " + schema + ".t2 (k " + schema + ".mood, v numeric, w text)",
+                    "ALTER TABLE " + schema + ".t2 REPLICA IDENTITY FULL"},
+                {"primary key", "ALTER TABLE " + schema + ".t2 ADD COLUMN id serial",
+                    "ALTER TABLE " + schema + ".t2 ADD PRIMARY KEY (id)"},
+                {"drop primary key", "ALTER TABLE " + schema + ".t2 DROP CONSTRAINT t2_pkey"},
+                {"rename table", "ALTER TABLE " + t + " RENAME TO t1r"},
+                {"truncate", "TRUNCATE " + schema + ".t1r"},
+                {"vacuum full table", "VACUUM FULL " + schema + ".t2"},
+                {"vacuum full pg_attribute", "VACUUM FULL pg_attribute"},
+                {"ddl after pg_attribute rewrite", "ALTER TABLE " + schema + ".t1r ADD COLUMN h text DEFAULT 'x'",
+                    "ALTER TABLE " + schema + ".t1r RENAME COLUMN h TO h2"},
+                {"vacuum full pg_class", "VACUUM FULL pg_class", "CHECKPOINT"},
+                {"ddl after pg_class rewrite", "ALTER TABLE " + schema + ".t1r RENAME TO t1s",
+                    "CREATE TABLE " + schema + ".t3 (x int)"},
+                {"vacuum full the rest", "VACUUM FULL pg_type", "VACUUM FULL pg_namespace", "VACUUM FULL pg_index",
+                    "CLUSTER pg_class USING pg_class_oid_index"},
+                {"ddl after every rewrite", "ALTER TABLE " + schema + ".t3 ADD y int", "DROP TABLE " + schema + ".t2",
+                    "ALTER TYPE " + schema + ".mood RENAME VALUE 'ok' TO 'fine'"},
+                {"prepared", "BEGIN", "CREATE TABLE " + schema + ".t4 (z int)", "PREPARE TRANSACTION 'shadow_" + sfx + "'"},
+                {"commit prepared", "COMMIT PREPARED 'shadow_" + sfx + "'"},
+                {"rename schema", "ALTER SCHEMA " + schema + " RENAME TO " + schema + "_r",
+                    "ALTER SCHEMA " + schema + "_r RENAME TO " + schema},
+                {"vacuum", "VACUUM pg_attribute", "VACUUM pg_class", "VACUUM FREEZE pg_type"},
+                {"burst", "ALTER TABLE " + schema + ".t3 ADD a1 int", "ALTER TABLE " + schema + ".t3 ADD a2 int",
+                    "ALTER TABLE " + schema + ".t3 ALTER a1 TYPE bigint", "ALTER TABLE " + schema + ".t3 DROP a2",
+                    "ALTER TABLE " + schema + ".t3 RENAME a1 TO a3", "ALTER TABLE " + schema + ".t3 ALTER y SET NOT NULL",
+                    "CREATE INDEX ON " + schema + ".t3 (y)", "ALTER TABLE " + schema + ".t3 ADD PRIMARY KEY (y)"},
+                {"drop schema", "DROP SCHEMA " + schema + " CASCADE"},
+            };
+            for (String[] step : steps) {
+                for (int i = 1; i < step.length; i++) {
+                    LocalPg.exec(c, step[i]);
+                }
+                expected.add(oracle(oracle, step[0]));
+            }
+            LocalPg.exec(c, "SELECT pg_switch_wal()");
+            long end = LocalPg.currentLsn(c);
+
+            WalFormat format = WalFormat.forServerVersionNum(LocalPg.serverVersionNum(c));
+            int step = 0;
+            Map<String, Long> counters = new TreeMap<>();
+            try (WalSegmentReader reader = new WalSegmentReader(LocalPg.walDir(), format, LocalPg.segmentSize(c),
+                    LocalPg.timeline(c), restart, end)) {
+                XLogRecord rec;
+                while ((rec = reader.next()) != null && step < expected.size()) {
+                    while (step < expected.size() && Long.compareUnsigned(rec.lsn(), expected.get(step).lsn) >= 0) {
+                        Expected e = expected.get(step++);
+                        assertEquals(e.rows, shadowRows(shadow), "after step '" + e.step + "' ("
+                                + Lsn.format(e.lsn) + ")");
+                        shadow.counters().asMap().forEach((k, v) -> counters.merge(k, v, Long::sum));
+                        shadow = ShadowCatalogSerializer.fromBytes(ShadowCatalogSerializer.toBytes(shadow));
+                    }
+                    feed(shadow, rec);
+                }
+            }
+            assertEquals(expected.size(), step, "every step checked");
+            System.out.println("shadow counters: " + counters);
+            assertTrue(counters.get("catalog_shadow_catalog_rewrites") >= 6, counters.toString());
+            assertTrue(counters.get("catalog_shadow_prefix_suffix_rebuilt") > 0, counters.toString());
+            assertTrue(counters.get("catalog_shadow_pages_seen") > 0, counters.toString());
+            assertTrue(counters.get("catalog_shadow_images_verified") > 0, counters.toString());
+        }
+    }
+
+    static void feed(ShadowCatalog s, XLogRecord rec) {
+        if (rec.rmid() == Rmgrs.RM_XACT_ID) {
+            XactRecord x = XactRecordParser.parse(rec);
+            if (x instanceof XactCommit cm) {
+                s.commit(rec.lsn(), cm.allXids().toIntArray());
+            } else if (x instanceof XactAbort a) {
+                s.abort(rec.lsn(), a.allXids().toIntArray());
+            }
+        } else if (rec.rmid() == Rmgrs.RM_STANDBY_ID && rec.rmgrInfo() == 0x10) {
+            ByteBuffer d = rec.mainData();
+            s.runningXacts(rec.lsn(), d.getInt(16));
+        } else {
+            s.apply(rec);
+        }
+    }
+}

@@ -1,0 +1,450 @@
+package io.walshadow.types;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.math.BigDecimal;
+import java.net.InetAddress;
+import java.sql.SQLException;
+import java.time.Instant;
+import java.time.LocalDate;
+import java.util.ArrayList;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Random;
+import java.util.UUID;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.BiConsumer;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Every supported type against PostgreSQL itself: for each type a table with a column of the type, 1-D arrays
+ * with NULL elements, 2-D arrays, 2-D arrays with lower bounds other than 1, a domain over the type, an array of
+ * the domain, a composite containing the type (after a bool, so alignment padding matters) and an array of that
+ * composite; many values per type. Each stored attribute is read raw from the heap page, decoded, printed with
+ * {@link ValueDecoder#toText}, and compared with {@code col::text}.
+ */
+class ValueDecoderParityIT {
+    private static final AtomicLong COMPARED = new AtomicLong();
+    private static final AtomicLong TYPES = new AtomicLong();
+    private static final AtomicLong DETOASTED = new AtomicLong();
+
+    @AfterAll
+    static void summary() {
+        System.out.println("[types] compared " + COMPARED.get() + " decoded values with PostgreSQL's text over "
+                + TYPES.get() + " type cases (" + DETOASTED.get() + " of them stored external, decoded from their TOAST chunks)");
+    }
+
+    /**
+     * Runs a type case and returns (value, text) of the plain column for Java value checks. An array type gets no
+     * further array columns of itself (PostgreSQL has no arrays of arrays, only more dimensions).
+     */
+    private static List<Object[]> check(String type, List<String> literals) throws SQLException {
+        boolean isArray = type.endsWith("]") || type.startsWith(PgOracle.PREFIX + "da");
+        List<Object[]> plain = new ArrayList<>();
+        List<String> mismatches = new ArrayList<>();
+        try (PgOracle pg = new PgOracle()) {
+            String d = pg.name("d", "DOMAIN");
+            String ct = pg.name("c", "TYPE");
+            String t = pg.name("t", "TABLE");
+            pg.exec("CREATE DOMAIN " + d + " AS " + type,
+                    "CREATE TYPE " + ct + " AS (x bool, v " + type + ", i int4, s text)",
+                    "CREATE TABLE " + t + " (id int4, v " + type + ", d " + d + ", c " + ct + ", ca " + ct + "[]"
+                            + (isArray ? "" : ", a " + type + "[], a2 " + type + "[], alb " + type + "[], da " + d + "[]")
+                            + ")");
+            for (int i = 0; i < literals.size(); i++) {
+                String lit = literals.get(i);
+                String v = "(" + lit + ")::" + type;
+                pg.exec("INSERT INTO " + t + " VALUES (" + i + ", " + v
+                        + ", (" + lit + ")::" + d
+                        + ", ROW(true, " + v + ", " + i + ", 'q\"u\\o,te (x)')::" + ct
+                        + ", ARRAY[ROW(false, " + v + ", NULL, NULL)::" + ct + ", NULL, ROW(NULL, NULL, NULL, '')::"
+                        + ct + "]"
+                        + (isArray ? "" : ", ARRAY[" + v + ", NULL, " + v + "]"
+                        + ", ARRAY[[" + v + ", NULL], [" + v + ", " + v + "]]"
+                        + ", ('[-2:-1][3:4]=' || ARRAY[[" + v + ", NULL], [" + v + ", " + v + "]]::text)::" + type + "[]"
+                        + ", ARRAY[(" + lit + ")::" + d + ", NULL]")
+                        + ")");
+            }
+            pg.exec("INSERT INTO " + t + " VALUES (-1, NULL, NULL, ROW(NULL, NULL, NULL, NULL)::" + ct + ", '{}'"
+                    + (isArray ? "" : ", '{}', NULL, '{}', '{}'") + ")");
+            SqlTypeCatalog catalog = SqlTypeCatalog.load(pg.c);
+            ValueDecoder dec = new ValueDecoder(catalog);
+            TextValues textValues = new TextValues(catalog);
+            List<PgOracle.Col> cols = pg.columns(t);
+            for (PgOracle.Row row : pg.rows(t, cols)) {
+                for (PgOracle.Col col : cols) {
+                    byte[] raw = row.raw()[col.attnum()];
+                    String expected = row.text()[col.attnum()];
+                    String where = type + " " + col.name() + " " + row.ctid();
+                    if (raw == null) {
+                        continue; // NULL: the heap tuple's null bitmap says so; nothing to decode
+                    }
+                    String got;
+                    Object value = null;
+                    try {
+                        value = dec.decode(col.typeOid(), col.typmod(), raw, 0, raw.length);
+                        if (value instanceof ToastPointer p) { // a big row: fetch the chunks, decode those
+                            byte[] datum = pg.detoast(p);
+                            value = dec.decode(col.typeOid(), col.typmod(), datum, 0, datum.length);
+                            DETOASTED.incrementAndGet();
+                        }
+                        got = dec.toText(col.typeOid(), col.typmod(), value);
+                    } catch (RuntimeException e) {
+                        got = "<" + e + ">";
+                    }
+                    COMPARED.incrementAndGet();
+                    // the initial snapshot's path: the same datum from its text output (TextValues) prints alike
+                    String viaText;
+                    try {
+                        Object parsed = textValues.parse(col.typeOid(), expected);
+                        viaText = parsed instanceof String str ? str : dec.toText(col.typeOid(), col.typmod(), parsed);
+                    } catch (RuntimeException e) {
+                        viaText = "<" + e + ">";
+                    }
+                    // (multi-dimensional arrays: refused on both paths, by the sink's Array columns and TextValues)
+                    boolean multiDim = value instanceof PgArray arr && arr.ndim() > 1;
+                    if (!viaText.equals(expected) && !multiDim) {
+                        mismatches.add(where + " (from text): expected [" + expected + "] got [" + viaText + "]");
+                    }
+                    if (!got.equals(expected)) {
+                        mismatches.add(where + ": expected [" + expected + "] got [" + got + "] raw "
+                                + HexFormat.of().formatHex(raw));
+                    } else if (col.name().equals("v")) {
+                        plain.add(new Object[] {value, expected});
+                    }
+                }
+            }
+        }
+        TYPES.incrementAndGet();
+        assertTrue(mismatches.isEmpty(), mismatches.size() + " mismatch(es):\n"
+                + String.join("\n", mismatches.subList(0, Math.min(40, mismatches.size()))));
+        return plain;
+    }
+
+    private static void check(String type, List<String> literals, BiConsumer<Object, String> valueCheck)
+            throws SQLException {
+        List<Object[]> plain = check(type, literals);
+        assertEquals(literals.size(), plain.size(), "plain values checked");
+        for (Object[] p : plain) {
+            valueCheck.accept(p[0], (String) p[1]);
+        }
+    }
+
+    private static List<String> quoted(String... values) {
+        List<String> out = new ArrayList<>();
+        for (String v : values) {
+            out.add("'" + v.replace("'", "''") + "'");
+        }
+        return out;
+    }
+
+    @Test
+    void bool() throws SQLException {
+        check("bool", quoted("true", "false"), (v, t) -> assertEquals(t.equals("t"), v));
+    }
+
+    @Test
+    void integers() throws SQLException {
+        check("int2", quoted("0", "1", "-1", "32767", "-32768"), (v, t) -> assertEquals(Short.valueOf(t), v));
+        check("int4", quoted("0", "42", "-2147483648", "2147483647"), (v, t) -> assertEquals(Integer.valueOf(t), v));
+        check("int8", quoted("0", "1234567890123", "-9223372036854775808", "9223372036854775807"),
+                (v, t) -> assertEquals(Long.valueOf(t), v));
+        check("oid", quoted("0", "12345", "2147483648", "4294967295"), (v, t) -> assertEquals(Long.valueOf(t), v));
+    }
+
+    @Test
+    void numeric() throws SQLException {
+        List<String> lits = new ArrayList<>(quoted("0", "-0", "NaN", "Infinity", "-Infinity", "1", "-1", "0.5",
+                "1.50", "-0.000001", "1e-30", "1e30", "9999.9999", "10000", "0.0001", "0.00010", "1e100", "-1e-100",
+                "1e-70", "123456789.123456789", "-12345678901234567890.0000000000001", "1e130000",
+                "3.14159265358979323846264338327950288419716939937510582097494459230781640628620899862803482534211706798"));
+        lits.add("1::numeric / 7");
+        lits.add("round(2::numeric / 3, 1000)");
+        lits.add("(10::numeric ^ 300) - 1");
+        check("numeric", lits, (v, t) -> {
+            PgNumeric n = assertInstanceOf(PgNumeric.class, v);
+            if (n.isFinite()) {
+                assertEquals(new BigDecimal(t), n.value()); // same scale, too
+            } else {
+                assertEquals(t, n.toString());
+            }
+        });
+        check("numeric(12,4)", quoted("0", "1.5", "-12345678.1234", "0.00005", "NaN"));
+    }
+
+    @Test
+    void floats() throws SQLException {
+        Random rnd = new Random(42);
+        List<String> f8 = new ArrayList<>(quoted("0", "-0", "NaN", "Infinity", "-Infinity", "1", "-1.5", "0.1",
+                "1e-7", "1.5e-07", "0.0001", "0.00001", "100000", "123456789012345678", "999999999999999",
+                "1e15", "1e16", "1e+20", "1.7976931348623157e308", "2.2250738585072014e-308", "4.9e-324",
+                "2.225073858507201e-308", "0.30000000000000004", "9007199254740993", "123456.789e3"));
+        for (int i = 0; i < 300; i++) {
+            double d = Double.longBitsToDouble(rnd.nextLong());
+            if (!Double.isNaN(d) && !Double.isInfinite(d)) {
+                f8.add("'" + d + "'");
+            }
+            f8.add("'" + (rnd.nextInt(2_000_000) - 1_000_000) / Math.pow(10, rnd.nextInt(12)) + "'");
+        }
+        check("float8", f8, (v, t) -> {
+            double d = assertInstanceOf(Double.class, v);
+            assertEquals(Double.doubleToLongBits(Double.parseDouble(t.replace("Infinity", "Infinity"))),
+                    Double.doubleToLongBits(d), t);
+        });
+        List<String> f4 = new ArrayList<>(quoted("0", "-0", "NaN", "Infinity", "-Infinity", "1", "0.1", "1e-7",
+                "1.5e-7", "3.4028235e38", "1.4e-45", "1.17549435e-38", "100000", "1000000", "123456", "1234567",
+                "16777216", "16777217", "0.0001", "0.00001", "-2.5", "3.1415927", "1e10"));
+        for (int i = 0; i < 300; i++) {
+            float f = Float.intBitsToFloat(rnd.nextInt());
+            if (!Float.isNaN(f) && !Float.isInfinite(f)) {
+                f4.add("'" + f + "'");
+            }
+            f4.add("'" + (float) ((rnd.nextInt(200_000) - 100_000) / Math.pow(10, rnd.nextInt(8))) + "'");
+        }
+        check("float4", f4, (v, t) -> {
+            float f = assertInstanceOf(Float.class, v);
+            assertEquals(Float.floatToIntBits(Float.parseFloat(t)), Float.floatToIntBits(f), t);
+        });
+    }
+
+    @Test
+    void money() throws SQLException {
+        check("money", quoted("0", "0.01", "-0.01", "1.00", "-1.00", "1234.56", "-1234567.89", "1000",
+                "92233720368547758.07", "-92233720368547758.08"), (v, t) -> {
+            PgMoney m = assertInstanceOf(PgMoney.class, v);
+            assertEquals(new BigDecimal(t.replace("$", "").replace(",", "")), m.toBigDecimal());
+        });
+    }
+
+    @Test
+    void textTypes() throws SQLException {
+        List<String> texts = quoted("", "a", "hello world", "quote\"d", "back\\slash", "NULL", "null", "Null",
+                "comma,brace{}", "paren()", "ünïcödé 日本語 🎉", "tab\there", "new\nline", " leading", "trailing ",
+                "x".repeat(300), "{1,2}", "'single'");
+        check("text", texts, (v, t) -> assertEquals(t, v));
+        check("varchar(20)", quoted("", "abc", "0123456789", "a \"b\" c"));
+        check("varchar", quoted("", "abc", "ünï"));
+        check("bpchar(5)", quoted("", "ab", "abcde", "a b", "ü"), (v, t) -> assertEquals(t, v));
+        check("bpchar", quoted("x", "abc  "));
+        check("\"char\"", quoted("a", "", " ", "\"", "\\", "\\351", "\\001", "A"));
+        check("name", quoted("abc", "", "a much longer name with spaces, commas and \"quotes\"", "ünï",
+                "y".repeat(63)), (v, t) -> assertEquals(t, v));
+        check("bytea", quoted("\\x", "\\xdeadbeef", "abc", "\\x00ff", "\\x" + "ab".repeat(200)), (v, t) ->
+                assertEquals(t, "\\x" + HexFormat.of().formatHex(assertInstanceOf(byte[].class, v))));
+        check("xml", quoted("<a>b</a>", "<x y=\"1\">t &amp; u</x>", ""));
+    }
+
+    @Test
+    void json() throws SQLException {
+        check("json", quoted("{\"a\": 1,  \"b\":[1,2]}", "[]", "\"str\"", "null", "  {\"dup\":1,\"dup\":2}  ",
+                "{\"esc\": \"\\u00e9\\n\"}"));
+    }
+
+    @Test
+    void jsonb() throws SQLException {
+        StringBuilder wide = new StringBuilder("{");
+        for (int i = 0; i < 70; i++) {
+            wide.append(i == 0 ? "" : ", ").append("\"key").append(i).append("\": ")
+                    .append(i % 3 == 0 ? "\"s" + i + "\"" : i % 3 == 1 ? Integer.toString(i * 1000) : "[" + i + "]");
+        }
+        wide.append('}');
+        StringBuilder arr = new StringBuilder("[");
+        for (int i = 0; i < 100; i++) {
+            arr.append(i == 0 ? "" : ",").append(i % 4 == 0 ? "1.5e" + i : i % 4 == 1 ? "\"" + "v".repeat(i) + "\""
+                    : i % 4 == 2 ? "{\"n\": [" + i + ", null]}" : "true");
+        }
+        arr.append(']');
+        check("jsonb", quoted("{}", "[]", "null", "true", "false", "0", "1", "-1.5e10", "1e-20", "\"str\"", "\"\"",
+                "\"esc \\\" \\\\ \\n \\t \\r \\b \\f \\u0001 \\u001f é / ü\"",
+                "{\"b\": 1, \"a\": [1, 2, {\"c\": null}], \"aa\": \"x\", \"\": 0}",
+                "[1, \"two\", 3.0, 3.10, true, false, null, {\"k\": [[]]}, {}, [[[]]]]",
+                "{\"deep\": {\"deeper\": {\"deepest\": [1, {\"x\": \"y\"}]}}}",
+                "{\"NaN\": \"NaN\", \"num\": 123456789012345678901234567890.123456789}",
+                wide.toString(), arr.toString()), (v, t) -> assertEquals(t, assertInstanceOf(PgJsonb.class, v).text()));
+    }
+
+    @Test
+    void dates() throws SQLException {
+        check("date", quoted("2000-01-01", "1999-12-31", "1970-01-01", "infinity", "-infinity", "0001-01-01",
+                "0001-12-31 BC", "0002-01-01 BC", "4713-01-01 BC", "5874897-12-31", "2024-02-29", "10000-01-01",
+                "1582-10-10"), (v, t) -> {
+            PgDate d = assertInstanceOf(PgDate.class, v);
+            if (d.isFinite() && !t.endsWith("BC")) {
+                assertEquals(LocalDate.parse(t.length() == 10 ? t : "+" + t), d.toLocalDate());
+            }
+        });
+    }
+
+    @Test
+    void times() throws SQLException {
+        check("time", quoted("00:00", "23:59:59.999999", "24:00:00", "12:34:56.5", "01:02:03.000001",
+                "10:00:00.12"));
+        check("time(2)", quoted("12:34:56.789"));
+        check("timetz", quoted("00:00+00", "12:34:56.789+05:30", "23:59:59-08", "01:02:03+05:45:30",
+                "24:00:00+15:59", "10:00-15:59", "00:00:00.000001-00:00:01", "13:00+14"), (v, t) ->
+                assertInstanceOf(PgTimeTz.class, v));
+    }
+
+    @Test
+    void timestamps() throws SQLException {
+        List<String> lits = quoted("2000-01-01 00:00:00", "infinity", "-infinity", "1999-12-31 23:59:59.999999",
+                "1970-01-01 00:00:00.5", "0001-01-01 00:00:00 BC", "4713-01-01 00:00:00 BC",
+                "294276-12-31 23:59:59.999999", "2024-02-29 12:34:56.123456", "1900-01-01 00:00:00.000001",
+                "10000-06-15 01:02:03", "1960-06-15 12:00:00.25");
+        check("timestamp", lits, (v, t) -> assertInstanceOf(PgTimestamp.class, v));
+        check("timestamp(3)", quoted("2024-02-29 12:34:56.123456"));
+        check("timestamptz", new ArrayList<>(lits) {
+            {
+                addAll(quoted("2024-06-01 12:00:00+05:30", "2024-06-01 12:00:00-08", "1901-01-01 00:00:00+01:02:03"));
+            }
+        }, (v, t) -> {
+            PgTimestamp ts = assertInstanceOf(PgTimestamp.class, v);
+            assertTrue(ts.withTimeZone());
+            if (ts.isFinite() && t.matches("\\d{4}-.*") && !t.endsWith("BC")) {
+                assertEquals(Instant.parse(t.replace(' ', 'T').replace("+00", "Z")), ts.toInstant());
+            }
+        });
+    }
+
+    @Test
+    void intervals() throws SQLException {
+        check("interval", quoted("0", "1 year 2 mons 3 days 04:05:06.789", "-1 year", "-1 year 2 mons",
+                "1 day -1 hour", "-00:00:00.000001", "100 hours", "-1 days -02:03:04", "178000000 years",
+                "1 mon -1 day +1 sec", "2 years -3 mons", "00:00:00.5", "1 day", "-1 day", "1 mon", "1 year",
+                "-178956970 years -8 mons", "178956970 years 7 mons", "-2147483648 days", "2147483647 days",
+                "2562047788 hours", "-2562047788 hours", "1 year -1 mon 1 day -1 min"));
+        check("interval day to second(2)", quoted("1 day 01:02:03.456"));
+    }
+
+    @Test
+    void uuid() throws SQLException {
+        check("uuid", quoted("00000000-0000-0000-0000-000000000000", "a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11",
+                "ffffffff-ffff-ffff-ffff-ffffffffffff"), (v, t) -> assertEquals(UUID.fromString(t), v));
+    }
+
+    @Test
+    void network() throws SQLException {
+        check("inet", quoted("192.168.0.1", "192.168.0.1/24", "10.0.0.0/8", "0.0.0.0/0", "255.255.255.255/32",
+                "::1", "::", "2001:db8::1/64", "2001:db8:0:0:1:0:0:1", "::ffff:1.2.3.4", "::1.2.3.4",
+                "::0.0.0.1", "::ffff:0.0.0.0", "1:0:0:0:0:0:0:0", "1::", "::2:3:4:5:6:7", "1:0:0:2:0:0:0:3",
+                "fe80::1:0:0:0/10", "2001:db8::/128", "1:2:3:4:5:6:7:8"), (v, t) -> {
+            PgInet in = assertInstanceOf(PgInet.class, v);
+            try {
+                assertEquals(InetAddress.getByName(t.split("/")[0]), in.toInetAddress());
+            } catch (java.net.UnknownHostException e) {
+                throw new AssertionError(e);
+            }
+        });
+        check("cidr", quoted("10.0.0.0/8", "192.168.1.0/24", "192.168.1.1/32", "192.168.1", "::/0",
+                "2001:db8::/32", "::ffff:1.2.3.4/128", "0.0.0.0/0"));
+        check("macaddr", quoted("08:00:2b:01:02:03", "ff:ff:ff:ff:ff:ff", "00:00:00:00:00:00"));
+        check("macaddr8", quoted("08:00:2b:01:02:03:04:05", "08:00:2b:01:02:03"));
+    }
+
+    @Test
+    void bitsAndSystemTypes() throws SQLException {
+        check("bit(8)", quoted("10101010", "00000000", "11111111"));
+        check("varbit", quoted("", "1", "101010101", "1".repeat(70)));
+        check("xid", quoted("0", "12345", "4294967295"));
+        check("xid8", quoted("0", "12345", "18446744073709551615"));
+        check("cid", quoted("0", "7", "4294967295"));
+        check("tid", quoted("(0,1)", "(4294967295,65535)", "(12,0)"));
+        check("pg_lsn", quoted("0/0", "FFFFFFFF/FFFFFFFF", "16/B374D848", "0/1"));
+    }
+
+    @Test
+    void enums() throws SQLException {
+        try (PgOracle pg = new PgOracle()) {
+            String e = pg.name("e", "TYPE");
+            pg.exec("CREATE TYPE " + e + " AS ENUM ('sad', 'ok', 'happy', 'with space', 'NULL', 'q\"uote')",
+                    "ALTER TYPE " + e + " ADD VALUE 'first' BEFORE 'sad'");
+            check(e, quoted("sad", "ok", "happy", "with space", "NULL", "q\"uote", "first"),
+                    (v, t) -> assertEquals(t, v));
+        }
+    }
+
+    @Test
+    void composites() throws SQLException {
+        try (PgOracle pg = new PgOracle()) {
+            String inner = pg.name("ci", "TYPE");
+            String outer = pg.name("co", "TYPE");
+            String dropped = pg.name("cd", "TYPE");
+            pg.exec("CREATE TYPE " + inner + " AS (a int8, b text, c numeric)",
+                    "CREATE TYPE " + outer + " AS (n name, i " + inner + ", arr int4[], t timetz, j jsonb)",
+                    "CREATE TYPE " + dropped + " AS (a int2, b text, c float8, d bpchar(3))",
+                    "ALTER TYPE " + dropped + " DROP ATTRIBUTE b");
+            check(inner, List.of("ROW(1, 'x', 1.5)", "ROW(NULL, NULL, NULL)", "ROW(-1, '', 'NaN')",
+                    "ROW(2, 'a \"b\" \\c (d), e', -0.001)"), (v, t) -> assertInstanceOf(PgRecord.class, v));
+            check(outer, List.of("ROW('nm', ROW(1, 'x y', 2)::" + inner + ", '{1,NULL,3}', '12:00+01', '{\"a\": [1]}')",
+                    "ROW(NULL, NULL, '{}', NULL, NULL)", "ROW('', ROW(NULL, '', NULL)::" + inner
+                            + ", '[0:1]={5,6}', '00:00-00:00:30', '\"s\"')"));
+            check(dropped, List.of("ROW(1, 2.5, 'ab')", "ROW(NULL, NULL, NULL)", "ROW(-32768, '-Infinity', '')"));
+        }
+    }
+
+    @Test
+    void compositeWithAttributeAddedLater() throws SQLException {
+        try (PgOracle pg = new PgOracle()) {
+            String ct = pg.name("ca", "TYPE");
+            String t = pg.name("ta", "TABLE");
+            pg.exec("CREATE TYPE " + ct + " AS (a int4, b text)",
+                    "CREATE TABLE " + t + " (id int4, c " + ct + ", ca " + ct + "[])",
+                    "INSERT INTO " + t + " VALUES (1, ROW(1, 'old'), ARRAY[ROW(2, 'x')::" + ct + "])",
+                    "ALTER TYPE " + ct + " ADD ATTRIBUTE z float8, ADD ATTRIBUTE y text",
+                    "INSERT INTO " + t + " VALUES (2, ROW(3, 'new', 1.5, 'y'), ARRAY[ROW(4, NULL, NULL, 'q')::"
+                            + ct + "])");
+            SqlTypeCatalog catalog = SqlTypeCatalog.load(pg.c);
+            ValueDecoder dec = new ValueDecoder(catalog);
+            TextValues textValues = new TextValues(catalog);
+            List<PgOracle.Col> cols = pg.columns(t);
+            int n = 0;
+            for (PgOracle.Row row : pg.rows(t, cols)) {
+                for (PgOracle.Col col : cols) {
+                    byte[] raw = row.raw()[col.attnum()];
+                    Object v = dec.decode(col.typeOid(), col.typmod(), raw, 0, raw.length);
+                    assertEquals(row.text()[col.attnum()], dec.toText(col.typeOid(), col.typmod(), v));
+                    n++;
+                }
+            }
+            COMPARED.addAndGet(n);
+            assertEquals(6, n);
+        }
+    }
+
+    @Test
+    void arrays() throws SQLException {
+        check("int4[]", List.of("'{}'", "'[0:1]={1,2}'", "'{{1,2},{3,4}}'", "'{{{1},{2}},{{3},{NULL}}}'",
+                "'[-5:-4][10:12]={{1,2,3},{4,5,6}}'", "'{NULL}'", "'{1,NULL,NULL,NULL,NULL,NULL,NULL,NULL,NULL,9}'",
+                "array_fill(7, ARRAY[2,2,2,2,2,2])"), (v, t) -> assertInstanceOf(PgArray.class, v));
+        check("text[]", List.of("'{}'", "'{\"\",NULL,\"NULL\",\"null\",\"a b\",\"q\\\"\",\"b\\\\s\",\"{x}\",\"c,d\"}'",
+                "ARRAY[E'tab\\t', E'nl\\n', 'ü', ' ', 'nullx']", "'[2:3]={x,y}'"));
+        check("float8[]", List.of("'{1.5,NaN,-Infinity,1e-300}'", "'{{0.1},{-0}}'"));
+        check("numeric[]", List.of("'{1.50,NaN,-1e-30}'"));
+        check("bpchar(3)[]", List.of("'{a,NULL,abc}'"));
+        check("timestamptz[]", List.of("'{infinity,\"2000-01-01 00:00:00+00\"}'"));
+        check("interval[]", List.of("'{\"1 day\",\"-00:00:01\"}'"));
+        check("jsonb[]", List.of("ARRAY['{\"a\": 1}'::jsonb, 'null', '\"s\"']"));
+        check("name[]", List.of("'{a,bb,ccc}'"));
+        check("bool[]", List.of("'{t,f,NULL}'"));
+        check("uuid[]", List.of("'{a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11}'"));
+        try (PgOracle pg = new PgOracle()) {
+            String d = pg.name("da", "DOMAIN");
+            pg.exec("CREATE DOMAIN " + d + " AS int8[] CHECK (cardinality(VALUE) < 10)");
+            check(d, List.of("'{1,2,3}'", "'{}'", "'[3:3]={-1}'"));
+        }
+    }
+
+    @Test
+    void domainOverDomain() throws SQLException {
+        try (PgOracle pg = new PgOracle()) {
+            String d1 = pg.name("dd", "DOMAIN");
+            String d2 = pg.name("dd", "DOMAIN");
+            pg.exec("CREATE DOMAIN " + d1 + " AS numeric(10,3) CHECK (VALUE > 0)",
+                    "CREATE DOMAIN " + d2 + " AS " + d1 + " CHECK (VALUE < 1000)");
+            check(d2, quoted("1", "999.999", "0.001"));
+        }
+    }
+}

@@ -1,0 +1,91 @@
+package io.walshadow.e2e;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.walshadow.testing.LocalPg;
+import java.time.Duration;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Every column type of the mapping table (docs/clickhouse-types.md) through the whole job, compared value by value
+ * with PostgreSQL: inserts, updates and deletes, NULLs, extremes within ClickHouse's ranges, NaN and infinities,
+ * arrays with NULL elements, enums, domains, composites, a quoted column name. A value outside a ClickHouse range
+ * stops the job with an error naming the table, column and LSN.
+ */
+class TypesEndToEndIT {
+    @Test
+    void everyMappedTypeArrivesExactly() throws Exception {
+        try (E2e e = new E2e("e2e_types")) {
+            String s = e.schema;
+            LocalPg.exec(e.pg, "CREATE TYPE " + s + ".mood AS ENUM ('sad', 'ok', 'happy')",
+                    "CREATE DOMAIN " + s + ".price AS numeric(10,2) CHECK (VALUE >= 0)",
+                    "CREATE TYPE " + s + ".pair AS (a int, b text)",
+                    "CREATE TABLE " + s + ".t (id int8 PRIMARY KEY, c_bool bool, c_int2 int2 NOT NULL DEFAULT 0,"
+                            + " c_int4 int4, c_oid oid, c_float4 float4, c_float8 float8, c_num numeric(12,3),"
+                            + " c_num38 numeric(38,10), c_num40 numeric(40,2), c_num_free numeric, c_text text,"
+                            + " c_varchar varchar(10), c_bpchar char(3), c_name name, c_json json, c_jsonb jsonb, c_xml xml,"
+                            + " c_enum " + s + ".mood, c_inet inet, c_cidr cidr, c_macaddr macaddr, c_interval interval,"
+                            + " c_money money, c_timetz timetz, c_time time, c_bit bit(4), c_varbit varbit, c_bytea bytea,"
+                            + " c_uuid uuid, c_date date, c_ts timestamp, c_tstz timestamptz NOT NULL DEFAULT now(),"
+                            + " c_int4_arr int4[], c_text_arr text[], c_num_arr numeric(10,2)[], c_uuid_arr uuid[],"
+                            + " c_date_arr date[], c_enum_arr " + s + ".mood[], c_domain " + s + ".price,"
+                            + " c_composite " + s + ".pair, \"Mixed Case`col\" text)");
+            e.start();
+            String cols = "id, c_bool, c_int2, c_int4, c_oid, c_float4, c_float8, c_num, c_num38, c_num40, c_num_free,"
+                    + " c_text, c_varchar, c_bpchar, c_name, c_json, c_jsonb, c_xml, c_enum, c_inet, c_cidr, c_macaddr,"
+                    + " c_interval, c_money, c_timetz, c_time, c_bit, c_varbit, c_bytea, c_uuid, c_date, c_ts, c_tstz,"
+                    + " c_int4_arr, c_text_arr, c_num_arr, c_uuid_arr, c_date_arr, c_enum_arr, c_domain, c_composite,"
+                    + " \"Mixed Case`col\"";
+            LocalPg.exec(e.pg,
+                    // generated rows: every column set
+                    "INSERT INTO " + s + ".t (" + cols + ") SELECT g, g % 2 = 0, g - 100, g * 1000, g * 7, g / 3.0,"
+                            + " g * 1.0000001, g * 1.5, g * 12345.6789, g * 10.0 ^ 30, g / 7.0, 'text ' || g || ' ünï',"
+                            + " 'v' || g, 'b' || (g % 10), 'name' || g, json_build_object('g', g),"
+                            + " jsonb_build_object('k', g, 'arr', jsonb_build_array(g, null, 'x')), ('<x>' || g || '</x>')::xml,"
+                            + " (ARRAY['sad','ok','happy'])[1 + g % 3]::" + s + ".mood, ('10.0.' || (g % 255) || '.1/24')::inet,"
+                            + " '192.168.0.0/16', ('08:00:2b:01:02:' || lpad(to_hex(g % 256), 2, '0'))::macaddr,"
+                            + " make_interval(0, g, 0, g, g % 24, 1, 0.5), (g * 1.25)::numeric::money, ('12:34:56+0' || (g % 9))::timetz,"
+                            + " time '00:00:01' + g * interval '1 minute', (g % 16)::bit(4), repeat('10', g % 5)::varbit,"
+                            + " decode(repeat('ab', g % 7), 'hex'), md5(g::text)::uuid, date '1970-01-01' + g * 300,"
+                            + " timestamp '1999-12-31 23:59:59.999999' + g * interval '1 day 1 second',"
+                            + " timestamptz '2024-06-01 12:00:00.123456+02' + g * interval '13 minutes',"
+                            + " ARRAY[g, NULL, -g], ARRAY['a' || g, NULL, ''], ARRAY[g / 4.0, NULL]::numeric(10,2)[],"
+                            + " ARRAY[md5(g::text)::uuid], ARRAY[date '2000-02-29' + g, NULL], ARRAY['ok', NULL]::" + s + ".mood[],"
+                            + " (g * 0.5)::" + s + ".price, ROW(g, 'p' || g)::" + s + ".pair, 'odd ''quoted'' \\\\ ' || g"
+                            + " FROM generate_series(1, 60) g",
+                    // NULLs everywhere they are allowed
+                    "INSERT INTO " + s + ".t (id) VALUES (1000)",
+                    // extremes within the ClickHouse ranges, special floats, empty values
+                    "INSERT INTO " + s + ".t (" + cols + ") VALUES (1001, false, -32768, -2147483648, 4294967295,"
+                            + " 'NaN', '-Infinity', -999999999.999, -9999999999999999999999999999.9999999999,"
+                            + " '12345678901234567890123456789012345678.12', 'NaN', '', '', '', '', '{}', '{}', '<a/>',"
+                            + " 'happy', '::1', '2001:db8::/32', 'ff:ff:ff:ff:ff:ff', '-178000000 years', '-92233720368547758.08',"
+                            + " '24:00:00-15:59', '24:00:00', B'1111', B'', ''::bytea, '00000000-0000-0000-0000-000000000000',"
+                            + " '2105-12-31', '1970-01-01 00:00:00', '2105-12-31 23:59:59.999999+00', '{}', '{}', '{}', '{}', '{}',"
+                            + " '{}', 0, ROW(NULL, NULL), '')",
+                    "INSERT INTO " + s + ".t (id, c_float4, c_float8, c_num_free, c_text) VALUES (1002, 'Infinity', 'NaN',"
+                            + " '-Infinity', repeat('long text ', 100))",
+                    "UPDATE " + s + ".t SET c_text = c_text || ' updated', c_jsonb = '[1, {\"a\": null}]', c_int4_arr = NULL"
+                            + " WHERE id % 5 = 0",
+                    "DELETE FROM " + s + ".t WHERE id % 11 = 0");
+            e.awaitCaughtUp(Duration.ofSeconds(120));
+            assertEquals(Map.of("t", 60 + 3 - 6), e.assertAllTablesEqual()); // ids 11 .. 55 and 1001 deleted
+        }
+    }
+
+    @Test
+    void valueOutsideClickHouseRangeFailsClosed() throws Exception {
+        try (E2e e = new E2e("e2e_range")) {
+            LocalPg.exec(e.pg, "CREATE TABLE " + e.schema + ".d (id int PRIMARY KEY, day date)");
+            e.start();
+            LocalPg.exec(e.pg, "INSERT INTO " + e.schema + ".d VALUES (1, '2024-01-01'), (2, '1969-12-31')");
+            IllegalStateException failure = assertThrows(IllegalStateException.class,
+                    () -> e.awaitCaughtUp(Duration.ofSeconds(60)));
+            assertTrue(failure.getMessage().contains(e.schema + ".d.day") && failure.getMessage().contains("1969-12-31")
+                    && failure.getMessage().contains("outside 1970-01-01 .. 2105-12-31"), failure.getMessage());
+        }
+    }
+}
