@@ -9,7 +9,6 @@ import io.walshadow.heap.HeapRecordKind;
 import java.io.StringReader;
 import java.sql.SQLException;
 import java.sql.Statement;
-import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.postgresql.PGConnection;

@@ -1,10 +1,8 @@
 package io.walshadow.job;
 
 import io.walshadow.catalog.CatalogFilter;
-import io.walshadow.buffer.XactBuffer;
 import io.walshadow.toast.ToastResolver;
 import io.walshadow.pg.PgConnectionConfig;
-import io.walshadow.clickhouse.ClickHouseConnection;
 import io.walshadow.sink.ClickHouseSinkOptions;
 import io.walshadow.snapshot.SnapshotOptions;
 import io.walshadow.source.WalSourceOptions;

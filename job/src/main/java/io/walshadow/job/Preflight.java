@@ -9,7 +9,6 @@ import io.walshadow.clickhouse.SinkTables;
 import io.walshadow.sink.ClickHouseSinkOptions;
 import io.walshadow.wal.WalFormat;
 import java.sql.Connection;
-import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;

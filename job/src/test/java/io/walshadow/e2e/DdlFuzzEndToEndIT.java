@@ -4,7 +4,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
 import io.walshadow.testing.FlinkTestJobs;
-import io.walshadow.testing.LocalPg;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;

@@ -7,7 +7,6 @@ import io.walshadow.codec.StateFormatException;
 import io.walshadow.codec.ValueCodec;
 import io.walshadow.codec.Wire;
 import io.walshadow.codec.XactRecordCodec;
-import io.walshadow.source.XLogRecordSerializer;
 
 import io.walshadow.catalog.Ambiguity;
 import io.walshadow.catalog.CatalogChange;

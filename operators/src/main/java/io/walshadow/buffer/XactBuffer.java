@@ -11,8 +11,6 @@ import io.walshadow.change.RowDecoder;
 import io.walshadow.change.TruncateChange;
 import io.walshadow.change.WalChangeDecoder;
 import io.walshadow.change.XactEvent;
-import io.walshadow.heap.HeapChange;
-import io.walshadow.heap.HeapRecordDecoder;
 import io.walshadow.pg.PgConnectionConfig;
 import io.walshadow.types.SqlTypeCatalog;
 import io.walshadow.types.ValueDecoder;

@@ -2,7 +2,6 @@ package io.walshadow.clickhouse;
 
 import io.walshadow.catalog.PgType;
 import io.walshadow.catalog.TypeCatalog;
-import io.walshadow.types.Oids;
 import io.walshadow.types.PgArray;
 import io.walshadow.types.PgDate;
 import io.walshadow.types.PgJsonb;

@@ -1,7 +1,6 @@
 package io.walshadow.snapshot;
 
 import io.walshadow.change.BufferEvent;
-import io.walshadow.heap.Tid;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Supplier;

@@ -8,7 +8,6 @@ import static org.junit.jupiter.api.Assertions.fail;
 import io.walshadow.catalog.Column;
 import io.walshadow.change.BufferEvent;
 import io.walshadow.change.RowChange;
-import io.walshadow.decoder.WalDecoderFunction;
 import io.walshadow.pg.PgConnectionConfig;
 import io.walshadow.source.WalSource;
 import io.walshadow.source.WalSourceOptions;
