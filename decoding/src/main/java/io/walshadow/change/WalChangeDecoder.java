@@ -14,6 +14,9 @@ import io.walshadow.wal.BlockRef;
 import io.walshadow.wal.RelFileLocator;
 import io.walshadow.wal.Rmgrs;
 import io.walshadow.wal.XLogRecord;
+import io.walshadow.wal.rmgr.Checkpoint;
+import io.walshadow.wal.rmgr.RunningXacts;
+import io.walshadow.wal.rmgr.SmgrCreate;
 import io.walshadow.xact.TransactionIds;
 import io.walshadow.xact.XactAbort;
 import io.walshadow.xact.XactAssignment;
@@ -22,7 +25,6 @@ import io.walshadow.xact.XactInvalidations;
 import io.walshadow.xact.XactPrepare;
 import io.walshadow.xact.XactRecord;
 import io.walshadow.xact.XactRecordParser;
-import java.nio.ByteBuffer;
 import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -47,15 +49,18 @@ import java.util.function.BiFunction;
  * <p>Not thread-safe; one instance per WAL stream, fed every record in order.
  */
 public final class WalChangeDecoder {
-    static final int XLOG_SMGR_CREATE = 0x10;
-    static final int XLOG_RUNNING_XACTS = 0x10;
-    /** xl_running_xacts (standbydefs.h): xcnt, subxcnt, subxid_overflow (+pad), nextXid, then oldestRunningXid. */
-    private static final int RUNNING_XACTS_OLDEST_OFFSET = 16;
-    static final int XLOG_CHECKPOINT_SHUTDOWN = 0x00;
-    static final int XLOG_CHECKPOINT_ONLINE = 0x10;
-    /** Offset of {@code CheckPoint.nextXid} (FullTransactionId) after redo, two TimeLineIDs and fullPageWrites. */
-    static final int CHECKPOINT_NEXT_XID_OFFSET = 24;
-    static final int FORK_MAIN = 0;
+    /** What each resource manager's records decode to, as PostgreSQL's decode.c dispatches by rmgr. */
+    private interface RmgrHandler {
+        List<ChangeEvent> decode(XLogRecord r) throws SQLException;
+    }
+
+    private final Map<Integer, RmgrHandler> handlers = Map.of(
+            Rmgrs.RM_HEAP_ID, this::heap,
+            Rmgrs.RM_HEAP2_ID, this::heap,
+            Rmgrs.RM_XACT_ID, this::xact,
+            Rmgrs.RM_STANDBY_ID, this::standby,
+            Rmgrs.RM_XLOG_ID, this::xlog,
+            Rmgrs.RM_SMGR_ID, this::smgr);
 
     private final CatalogTracker tracker;
     private final ShadowCatalog shadow;
@@ -212,8 +217,8 @@ public final class WalChangeDecoder {
     public List<BufferEvent> decodeForBuffer(XLogRecord r) throws SQLException {
         int recordTop = topXid(r); // before decode(): an end record makes the decoder forget the family
         List<ChangeEvent> events = decode(r);
-        if (r.rmid() == Rmgrs.RM_STANDBY_ID && r.rmgrInfo() == XLOG_RUNNING_XACTS) {
-            int oldestRunning = r.mainData().getInt(RUNNING_XACTS_OLDEST_OFFSET);
+        if (RunningXacts.is(r)) {
+            int oldestRunning = RunningXacts.of(r).oldestRunningXid();
             return TransactionIds.isNormal(oldestRunning) ? List.of(BufferEvent.runningXacts(r.lsn(),
                     xidReference == 0 ? Integer.toUnsignedLong(oldestRunning)
                             : TransactionIds.fullXidRelativeTo(xidReference, oldestRunning))) : List.of();
@@ -272,51 +277,47 @@ public final class WalChangeDecoder {
         if (shadow != null && r.rmid() != Rmgrs.RM_XACT_ID) {
             shadow.apply(r); // transaction ends reach it from xact(), before the tracker's boundary
         }
-        switch (r.rmid()) {
-            case Rmgrs.RM_HEAP_ID:
-            case Rmgrs.RM_HEAP2_ID:
-                return heap(r);
-            case Rmgrs.RM_XACT_ID:
-                return xact(r);
-            case Rmgrs.RM_STANDBY_ID:
-                if (r.rmgrInfo() == XLOG_RUNNING_XACTS) {
-                    // xl_running_xacts: xcnt, subxcnt, subxid_overflow (+pad), nextXid, oldestRunningXid, ...
-                    ByteBuffer d = r.mainData();
-                    int oldestRunning = d.getInt(RUNNING_XACTS_OLDEST_OFFSET);
-                    advanceXidReference(d.getInt(12));
-                    if (shadow != null) {
-                        shadow.runningXacts(r.lsn(), oldestRunning);
-                    }
-                    tracker.onRunningXacts(r.lsn(), oldestRunning);
-                    forgetFinishedBefore(oldestRunning);
-                }
-                return List.of();
-            case Rmgrs.RM_XLOG_ID:
-                int info = r.rmgrInfo();
-                if (info == HeapRecordDecoder.XLOG_FPI) {
-                    return newPages(r);
-                }
-                if (info == XLOG_CHECKPOINT_SHUTDOWN || info == XLOG_CHECKPOINT_ONLINE) {
-                    // An absolute next full xid: keeps the reference exact however long the stream runs.
-                    long next = r.mainData().getLong(CHECKPOINT_NEXT_XID_OFFSET);
-                    if (next > xidReference) {
-                        xidReference = next;
-                    }
-                }
-                return List.of();
-            case Rmgrs.RM_SMGR_ID:
-                if (r.rmgrInfo() == XLOG_SMGR_CREATE) {
-                    // xl_smgr_create: RelFileNode (spc, db, rel), ForkNumber
-                    ByteBuffer d = r.mainData();
-                    RelFileLocator loc = new RelFileLocator(d.getInt(0), d.getInt(4), d.getInt(8));
-                    if (loc.dbOid() == history().dbOid() && d.getInt(12) == FORK_MAIN) {
-                        created.add(loc);
-                    }
-                }
-                return List.of();
-            default:
-                return List.of();
+        RmgrHandler h = handlers.get(r.rmid());
+        return h == null ? List.of() : h.decode(r);
+    }
+
+    /** Standby: RUNNING_XACTS moves the xid reference and the horizon of what has ended. */
+    private List<ChangeEvent> standby(XLogRecord r) throws SQLException {
+        if (RunningXacts.is(r)) {
+            RunningXacts rx = RunningXacts.of(r);
+            advanceXidReference(rx.nextXid());
+            if (shadow != null) {
+                shadow.runningXacts(r.lsn(), rx.oldestRunningXid());
+            }
+            tracker.onRunningXacts(r.lsn(), rx.oldestRunningXid());
+            forgetFinishedBefore(rx.oldestRunningXid());
         }
+        return List.of();
+    }
+
+    /** XLOG: full-page images of new pages; a checkpoint's absolute next full xid keeps the xid reference exact. */
+    private List<ChangeEvent> xlog(XLogRecord r) throws SQLException {
+        if (r.rmgrInfo() == HeapRecordDecoder.XLOG_FPI) {
+            return newPages(r);
+        }
+        if (Checkpoint.is(r)) {
+            long next = Checkpoint.of(r).nextFullXid();
+            if (next > xidReference) {
+                xidReference = next;
+            }
+        }
+        return List.of();
+    }
+
+    /** Storage: a relation created in this database (its main fork), for the commit that publishes it. */
+    private List<ChangeEvent> smgr(XLogRecord r) {
+        if (SmgrCreate.is(r)) {
+            SmgrCreate c = SmgrCreate.of(r);
+            if (c.locator().dbOid() == history().dbOid() && c.mainFork()) {
+                created.add(c.locator());
+            }
+        }
+        return List.of();
     }
 
     private List<ChangeEvent> heap(XLogRecord r) throws SQLException {
@@ -372,7 +373,7 @@ public final class WalChangeDecoder {
      */
     private List<ChangeEvent> newPages(XLogRecord r) {
         BlockRef b0 = r.block(0);
-        if (b0 == null || r.xid() == 0 || !created.contains(b0.rel()) || b0.forkNumber() != FORK_MAIN
+        if (b0 == null || r.xid() == 0 || !created.contains(b0.rel()) || b0.forkNumber() != SmgrCreate.MAIN_FORKNUM
                 || !HeapRecordDecoder.writesHeapPagesOf(r, b0.rel())) {
             return List.of();
         }

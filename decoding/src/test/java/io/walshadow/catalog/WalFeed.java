@@ -100,7 +100,7 @@ final class WalFeed implements AutoCloseable {
                 return null;
             case RM_STANDBY:
                 if (rec.rmgrInfo() == 0x10) {
-                    return new RunningXacts(rec.lsn(), rec.mainData().getInt(16));
+                    return new RunningXacts(rec.lsn(), io.walshadow.wal.rmgr.RunningXacts.of(rec).oldestRunningXid());
                 }
                 return null;
             case RM_SMGR:
