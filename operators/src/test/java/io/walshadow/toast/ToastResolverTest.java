@@ -31,7 +31,7 @@ import org.junit.jupiter.api.Test;
  * filled and counted, what stops the job. The real stores (RocksDB state, the ClickHouse mirror) are exercised by
  * {@code ToastEndToEndIT} and {@code ToastMirrorIT}.
  */
-class ToastResolverIT {
+class ToastResolverTest {
     private static final int TOAST = 9001;
     private static final RelationDescriptor DOCS = new RelationDescriptor(500, new RelFileLocator(1663, 5, 500), "s",
             "docs", 'r', 'p', 'd', TOAST, List.of(new Column(1, "id", Oids.INT4, -1, 4, 'i', true, 'p', false, true, null),

@@ -25,7 +25,7 @@ import org.junit.jupiter.api.Test;
  * The parser on hand-built main data: every part and flag, alignment, the conveniences, and every way the bytes can
  * be wrong. The real-WAL comparison with pg_waldump is {@link XactPgWaldumpOracleIT}.
  */
-class XactRecordParserIT {
+class XactRecordParserTest {
     private static final long LSN = 0x1_2345_6780L;
     private static final int DB = 16385;
 

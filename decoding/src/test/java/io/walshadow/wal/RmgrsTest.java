@@ -8,7 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import org.junit.jupiter.api.Test;
 
 /** Spot checks of the PG15 rmgr names; {@code PgWaldumpParityIT} checks every slot against pg_waldump itself. */
-class RmgrsIT {
+class RmgrsTest {
 
     @Test
     void rmgrNames() {

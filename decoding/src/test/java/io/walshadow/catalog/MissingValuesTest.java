@@ -9,7 +9,7 @@ import java.util.HexFormat;
 import org.junit.jupiter.api.Test;
 
 /** Send-format parsing and conversion; the byte-for-byte check against PostgreSQL is CatalogLoaderMissingValueIT. */
-class MissingValuesIT {
+class MissingValuesTest {
     static byte[] hex(String h) {
         return HexFormat.of().parseHex(h);
     }
