@@ -6,7 +6,6 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assertions.fail;
 
 import io.walshadow.catalog.Column;
 import io.walshadow.catalog.RelationDescriptor;
@@ -24,7 +23,6 @@ import io.walshadow.wal.XLogRecord;
 import java.io.IOException;
 import java.io.StringReader;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.SecureRandom;
 import java.sql.Connection;
@@ -986,22 +984,6 @@ class HeapWalOracleIT {
     }
 
     private static List<String> waldump(String... args) throws IOException, InterruptedException {
-        List<String> cmd = new ArrayList<>();
-        cmd.add(LocalPg.bin("pg_waldump").toString());
-        cmd.addAll(List.of(args));
-        Path out = Files.createTempFile("pg_waldump", ".out");
-        Path err = Files.createTempFile("pg_waldump", ".err");
-        try {
-            Process p = new ProcessBuilder(cmd).redirectOutput(out.toFile()).redirectError(err.toFile()).start();
-            int rc = p.waitFor();
-            String errText = Files.readString(err, StandardCharsets.ISO_8859_1);
-            if (rc != 0 || !errText.isEmpty()) {
-                fail(String.join(" ", cmd) + " exited " + rc + ": " + errText);
-            }
-            return Files.readAllLines(out, StandardCharsets.ISO_8859_1);
-        } finally {
-            Files.deleteIfExists(out);
-            Files.deleteIfExists(err);
-        }
+        return io.walshadow.testing.PgWaldump.run(args);
     }
 }

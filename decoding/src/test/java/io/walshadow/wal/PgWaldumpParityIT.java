@@ -11,7 +11,6 @@ import java.io.IOException;
 import java.io.StringReader;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.SecureRandom;
@@ -748,23 +747,7 @@ class PgWaldumpParityIT {
 
     /** Runs pg_waldump; fails on a nonzero exit or anything on stderr. Output is read as Latin-1 (desc is bytes). */
     static List<String> waldump(String... args) throws IOException, InterruptedException {
-        List<String> cmd = new ArrayList<>();
-        cmd.add(LocalPg.bin("pg_waldump").toString());
-        cmd.addAll(List.of(args));
-        Path out = Files.createTempFile("pg_waldump", ".out");
-        Path err = Files.createTempFile("pg_waldump", ".err");
-        try {
-            Process p = new ProcessBuilder(cmd).redirectOutput(out.toFile()).redirectError(err.toFile()).start();
-            int rc = p.waitFor();
-            String errText = Files.readString(err, StandardCharsets.ISO_8859_1);
-            if (rc != 0 || !errText.isEmpty()) {
-                fail(String.join(" ", cmd) + " exited " + rc + ": " + errText);
-            }
-            return Files.readAllLines(out, StandardCharsets.ISO_8859_1);
-        } finally {
-            Files.deleteIfExists(out);
-            Files.deleteIfExists(err);
-        }
+        return io.walshadow.testing.PgWaldump.run(args);
     }
 
     // ------------------------------------------------------------------------------------------------------------

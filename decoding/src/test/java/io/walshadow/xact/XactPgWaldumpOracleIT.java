@@ -17,7 +17,6 @@ import io.walshadow.wal.WalSegmentReader;
 import io.walshadow.wal.XLogRecord;
 import io.walshadow.xact.XactParseException.Reason;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
@@ -436,24 +435,7 @@ class XactPgWaldumpOracleIT {
     // ------------------------------------------------------------------------------------------------------------
 
     static List<String> waldump(String... args) throws IOException, InterruptedException {
-        List<String> cmd = new ArrayList<>();
-        cmd.add(LocalPg.bin("pg_waldump").toString());
-        cmd.addAll(List.of(args));
-        Path out = Files.createTempFile("xq_waldump", ".out");
-        Path err = Files.createTempFile("xq_waldump", ".err");
-        try {
-            ProcessBuilder pb = new ProcessBuilder(cmd).redirectOutput(out.toFile()).redirectError(err.toFile());
-            pb.environment().put("TZ", "UTC"); // timestamptz_to_str prints local time
-            int rc = pb.start().waitFor();
-            String errText = Files.readString(err, StandardCharsets.UTF_8);
-            if (rc != 0 || !errText.isEmpty()) {
-                fail(String.join(" ", cmd) + " exited " + rc + ": " + errText);
-            }
-            return Files.readAllLines(out, StandardCharsets.UTF_8);
-        } finally {
-            Files.deleteIfExists(out);
-            Files.deleteIfExists(err);
-        }
+        return io.walshadow.testing.PgWaldump.run(java.nio.charset.StandardCharsets.UTF_8, args);
     }
 
     // ------------------------------------------------------------------------------------------------------------

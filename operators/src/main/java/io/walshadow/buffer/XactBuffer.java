@@ -4,7 +4,6 @@ import io.walshadow.catalog.CatalogChange;
 import io.walshadow.catalog.RelationDescriptor;
 import io.walshadow.change.BufferEvent;
 import io.walshadow.change.ChangeEvent;
-import io.walshadow.change.ColumnDecodeException;
 import io.walshadow.change.DeferredRecord;
 import io.walshadow.change.RowChange;
 import io.walshadow.change.RowDecoder;
@@ -12,14 +11,10 @@ import io.walshadow.change.TruncateChange;
 import io.walshadow.change.WalChangeDecoder;
 import io.walshadow.change.XactEvent;
 import io.walshadow.pg.PgConnectionConfig;
-import io.walshadow.types.SqlTypeCatalog;
-import io.walshadow.types.ValueDecoder;
 import io.walshadow.xact.XactAbort;
 import io.walshadow.xact.XactCommit;
 import io.walshadow.xact.XactPrepare;
 import io.walshadow.xact.XactRecord;
-import java.sql.Connection;
-import java.sql.SQLException;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.Iterator;
@@ -93,7 +88,6 @@ public final class XactBuffer extends KeyedProcessFunction<Integer, BufferEvent,
     private static final long serialVersionUID = 1L;
     private static final Logger LOG = LoggerFactory.getLogger(XactBuffer.class);
 
-    private static final long LOG_INTERVAL_MS = 30_000;
     /**
      * Families with at most this many entries (next seq) are drained and cleared by point lookups of seqs
      * 0 .. next-1 instead of a RocksDB iteration. An iteration has to step past the family's last entry to learn
@@ -147,18 +141,10 @@ public final class XactBuffer extends KeyedProcessFunction<Integer, BufferEvent,
 
     private transient long inFlight;
     private transient long preparedHeld;
-    private transient RowDecoder rowDecoder;
+    private transient DeferredDecoding deferred;
 
     /** Non-keyed index of the in-flight keys seen since open: xid → meta copy. Rebuilt lazily after a restore. */
-    private transient Map<Integer, FamilyMeta> tracked;
-    /** The tracked keys by first LSN (unique per key: each first change is its own record). */
-    private transient java.util.TreeMap<Long, Integer> trackedByFirstLsn;
-    private transient volatile long bufferedChanges;
-    private transient volatile long bufferedBytes;
-    private transient volatile long oldestFirstLsn;
-    private transient volatile long oldestFirstTime;
-    private transient volatile int oldestXid;
-    private transient long lastSummaryMs;
+    private transient InFlightIndex index;
     /** Key of the event being processed. */
     private transient int currentTop;
 
@@ -241,26 +227,8 @@ public final class XactBuffer extends KeyedProcessFunction<Integer, BufferEvent,
         g.gauge("heap_bytes", () -> heapBytes);
         g.gauge("in_flight_transactions", () -> inFlight);
         g.gauge("prepared_transactions_held", () -> preparedHeld);
-        tracked = new java.util.HashMap<>();
-        trackedByFirstLsn = new java.util.TreeMap<>();
-        bufferedChanges = 0;
-        bufferedBytes = 0;
-        oldestFirstLsn = 0;
-        oldestFirstTime = 0;
-        lastSummaryMs = System.currentTimeMillis();
-        g.gauge("buffered_changes", () -> bufferedChanges);
-        g.gauge("buffered_bytes", () -> bufferedBytes);
-        g.gauge("oldest_in_flight_first_lsn", () -> oldestFirstLsn);
-        g.gauge("oldest_in_flight_age_ms", () -> {
-            long t = oldestFirstTime;
-            return t == 0 ? 0L : Math.max(0L, System.currentTimeMillis() - t);
-        });
-    }
-
-    private RowDecoder loadRowDecoder() throws SQLException {
-        try (Connection c = pg.openSql()) {
-            return new RowDecoder(new ValueDecoder(SqlTypeCatalog.load(c)));
-        }
+        index = new InFlightIndex(g);
+        deferred = new DeferredDecoding(pg);
     }
 
     @Override
@@ -276,7 +244,7 @@ public final class XactBuffer extends KeyedProcessFunction<Integer, BufferEvent,
             return;
         }
         currentTop = ctx.getCurrentKey();
-        maybeLogSummary();
+        index.maybeLogSummary(inFlight);
         if (!(e instanceof XactEvent x)) {
             append(e, ctx.getCurrentKey());
             return;
@@ -420,7 +388,7 @@ public final class XactBuffer extends KeyedProcessFunction<Integer, BufferEvent,
         FamilyMeta m = h.meta;
         m.added(bytes);
         heapBytes += bytes;
-        track(top, m);
+        index.track(top, m);
         if (m.bytes() > heapFamilyBytes || heapBytes > heapBudgetBytes) {
             spill(top, h); // the growing family makes room: what stays on the heap stays small
         }
@@ -439,7 +407,7 @@ public final class XactBuffer extends KeyedProcessFunction<Integer, BufferEvent,
         entries.put(m.nextSeq(), e);
         m.added(bytes);
         meta.update(m.toState());
-        track(top, m);
+        index.track(top, m);
     }
 
     /** Moves the family of {@code top} (the backend's current key) from the heap to keyed state. */
@@ -512,55 +480,6 @@ public final class XactBuffer extends KeyedProcessFunction<Integer, BufferEvent,
         return n;
     }
 
-    /** Puts (or refreshes) a key in the in-flight index; null meta removes it. */
-    private void track(int top, FamilyMeta m) {
-        FamilyMeta old = m == null ? tracked.remove(top) : tracked.put(top, m.copy());
-        if (old != null) {
-            bufferedChanges -= old.live();
-            bufferedBytes -= old.bytes();
-            trackedByFirstLsn.remove(old.firstLsn(), top);
-        }
-        if (m != null) {
-            bufferedChanges += m.live();
-            bufferedBytes += m.bytes();
-            trackedByFirstLsn.put(m.firstLsn(), top);
-        }
-        Map.Entry<Long, Integer> oldest = trackedByFirstLsn.firstEntry();
-        if (oldest == null) {
-            oldestXid = 0;
-            oldestFirstTime = 0;
-            oldestFirstLsn = 0;
-        } else {
-            oldestXid = oldest.getValue();
-            oldestFirstTime = tracked.get(oldest.getValue()).firstArrivalMs();
-            oldestFirstLsn = oldest.getKey();
-        }
-    }
-
-    /** At most every 30 s, on event arrival: one INFO line on the in-flight transactions of this subtask. */
-    private void maybeLogSummary() {
-        long now = System.currentTimeMillis();
-        if (now - lastSummaryMs < LOG_INTERVAL_MS) {
-            return;
-        }
-        lastSummaryMs = now;
-        if (inFlight == 0 && tracked.isEmpty()) {
-            return;
-        }
-        long firstTime = oldestFirstTime;
-        LOG.info(summary(inFlight, tracked.size(), bufferedChanges, bufferedBytes, oldestXid, oldestFirstLsn,
-                firstTime == 0 ? -1 : now - firstTime));
-    }
-
-    /** The periodic in-flight summary line; {@code ageMs} -1 when unknown (state from before arrival times). */
-    static String summary(long inFlight, int tracked, long changes, long bytes, int oldestXid, long oldestFirstLsn,
-                          long ageMs) {
-        return "in-flight transactions: " + inFlight + " (" + tracked + " tracked since open), " + changes
-                + " buffered changes, ~" + bytes + " bytes; oldest xid " + Integer.toUnsignedString(oldestXid)
-                + " first LSN " + io.walshadow.wal.Lsn.format(oldestFirstLsn) + " age "
-                + (ageMs < 0 ? "unknown" : ageMs + " ms");
-    }
-
     private void drain(BufferEvent be, XactCommit c, String preparedGid, Collector<Drained> out) throws Exception {
         HeapFamily h = heap.get(currentTop);
         FamilyMeta m = h != null ? h.meta : storedMeta();
@@ -598,8 +517,7 @@ public final class XactBuffer extends KeyedProcessFunction<Integer, BufferEvent,
             }
             Map<io.walshadow.wal.RelFileLocator, RelationDescriptor> descriptors = be.deferredDescriptors();
             // the types as of the commit, which the decoder sent along (an event of an earlier build has none)
-            RowDecoder commitTypes = descriptors.isEmpty() || be.types().types().isEmpty() ? null
-                    : new RowDecoder(new ValueDecoder(be.types()));
+            RowDecoder commitTypes = DeferredDecoding.forCommit(be);
             long prev = -1;
             for (Map.Entry<Long, ChangeEvent> en : h != null ? heapEntries(h) : inSeqOrder(m.nextSeq())) {
                 long seq = en.getKey();
@@ -622,7 +540,7 @@ public final class XactBuffer extends KeyedProcessFunction<Integer, BufferEvent,
                     RelationDescriptor desc = descriptors.get(d.rel());
                     // null: the relation did not survive the commit, or is not replicated
                     decoded = desc == null ? List.of()
-                            : commitTypes != null ? decodeWith(commitTypes, d, desc) : decodeDeferred(d, desc);
+                            : deferred.decode(d, desc, commitTypes);
                 } else {
                     decoded = List.of(ev);
                 }
@@ -704,31 +622,6 @@ public final class XactBuffer extends KeyedProcessFunction<Integer, BufferEvent,
         };
     }
 
-    /**
-     * A deferred record of a commit an earlier build's decoder sent without its types: decoded with the live catalog's,
-     * as that build did.
-     */
-    private List<RowChange> decodeDeferred(DeferredRecord d, RelationDescriptor desc) throws SQLException {
-        if (rowDecoder == null) {
-            if (pg == null) {
-                throw new IllegalStateException("deferred record at " + d.lsn() + " without its types, and the buffer"
-                        + " has no catalog connection");
-            }
-            rowDecoder = loadRowDecoder();
-        }
-        try {
-            return decodeWith(rowDecoder, d, desc);
-        } catch (ColumnDecodeException e) {
-            // Types created after open() (an enum, a composite): retry once with the current type catalog.
-            rowDecoder = loadRowDecoder();
-            return decodeWith(rowDecoder, d, desc);
-        }
-    }
-
-    private static List<RowChange> decodeWith(RowDecoder rows, DeferredRecord d, RelationDescriptor desc) {
-        return WalChangeDecoder.rowsOf(rows, d, desc);
-    }
-
     private void discardAll() throws Exception {
         HeapFamily h = heap.get(currentTop);
         FamilyMeta m = h != null ? h.meta : storedMeta();
@@ -759,7 +652,7 @@ public final class XactBuffer extends KeyedProcessFunction<Integer, BufferEvent,
             changesDiscarded.inc(removed);
             h.meta.removed(removed, removedBytes);
             heapBytes = Math.max(0, heapBytes - removedBytes);
-            track(top, h.meta);
+            index.track(top, h.meta);
             return;
         }
         FamilyMeta m = storedMeta();
@@ -780,7 +673,7 @@ public final class XactBuffer extends KeyedProcessFunction<Integer, BufferEvent,
         changesDiscarded.inc(removed);
         m.removed(removed, removedBytes);
         meta.update(m.toState());
-        track(top, m); // the key keeps its meta (and next seq) even when nothing is left: the top is still open
+        index.track(top, m); // the key keeps its meta (and next seq) even when nothing is left: the top is still open
     }
 
     private void clear() throws Exception {
@@ -789,13 +682,13 @@ public final class XactBuffer extends KeyedProcessFunction<Integer, BufferEvent,
             // never in keyed state (spilling removes it from the heap): nothing there to delete
             inFlight--;
             heapBytes -= h.meta.bytes();
-            track(currentTop, null);
+            index.track(currentTop, null);
             return;
         }
         if (hasState()) {
             inFlight--;
         }
-        track(currentTop, null);
+        index.track(currentTop, null);
         FamilyMeta m = storedMeta();
         // Entries exist only under a meta (append writes both, this removes both). Point deletes for a small
         // family: RocksDB's iteration in MapState.clear() would scan the tombstones past the family's last entry.

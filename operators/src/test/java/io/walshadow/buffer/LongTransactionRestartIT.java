@@ -78,11 +78,11 @@ class LongTransactionRestartIT {
                     "SELECT (pg_current_xact_id()::text::bigint % 4294967296)::text"));
             long firstLsn = LocalPg.currentLsn(lt);
             for (int part = 0; part < 4; part++) {
-                exec(lt, "INSERT INTO " + table + " SELECT g, 'long ' || g FROM generate_series("
+                LocalPg.exec(lt, "INSERT INTO " + table + " SELECT g, 'long ' || g FROM generate_series("
                         + (part * 50 + 1) + ", " + (part * 50 + 50) + ") g");
                 Thread.sleep(200);
             }
-            exec(lt, "UPDATE " + table + " SET v = 'long updated' WHERE id = 7");
+            LocalPg.exec(lt, "UPDATE " + table + " SET v = 'long updated' WHERE id = 7");
 
             // The slot moves past the open transaction's first record: its rows live in the checkpoints.
             long[] restart = new long[1];
@@ -124,9 +124,9 @@ class LongTransactionRestartIT {
 
             // While the job is down: more of the long transaction, its commit, and a few small ones.
             LocalPg.exec(c, "INSERT INTO " + table + " VALUES (90000, 'down before')");
-            exec(lt, "INSERT INTO " + table + " SELECT g, 'long late ' || g FROM generate_series(201, 300) g");
-            exec(lt, "DELETE FROM " + table + " WHERE id = 3");
-            exec(lt, "UPDATE " + table + " SET v = 'long late updated' WHERE id = 250");
+            LocalPg.exec(lt, "INSERT INTO " + table + " SELECT g, 'long late ' || g FROM generate_series(201, 300) g");
+            LocalPg.exec(lt, "DELETE FROM " + table + " WHERE id = 3");
+            LocalPg.exec(lt, "UPDATE " + table + " SET v = 'long late updated' WHERE id = 250");
             lt.commit();
             lt.setAutoCommit(true);
             LocalPg.exec(c, "INSERT INTO " + table + " VALUES (90001, 'down after')");
@@ -244,12 +244,6 @@ class LongTransactionRestartIT {
     private static int id(DrainedChange d) {
         RowChange r = (RowChange) d.change();
         return (Integer) (r.newValues() != null ? r.newValues() : r.oldValues())[0];
-    }
-
-    private static void exec(Connection c, String sql) throws Exception {
-        try (Statement st = c.createStatement()) {
-            st.execute(sql);
-        }
     }
 
     private static long restartLsn(String slot) {

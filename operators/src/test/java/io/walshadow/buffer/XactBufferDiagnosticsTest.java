@@ -26,7 +26,7 @@ class XactBufferDiagnosticsTest {
     void summaryLine() {
         assertEquals("in-flight transactions: 3 (2 tracked since open), 1201 buffered changes, ~98765 bytes;"
                         + " oldest xid 4294967295 first LSN 3/250D3C70 age 45000 ms",
-                XactBuffer.summary(3, 2, 1201, 98765, -1, 0x3_250D3C70L, 45_000));
-        assertTrue(XactBuffer.summary(1, 0, 0, 0, 0, 0, -1).endsWith("first LSN 0/00000000 age unknown"));
+                InFlightIndex.summary(3, 2, 1201, 98765, -1, 0x3_250D3C70L, 45_000));
+        assertTrue(InFlightIndex.summary(1, 0, 0, 0, 0, 0, -1).endsWith("first LSN 0/00000000 age unknown"));
     }
 }

@@ -103,13 +103,13 @@ class XactBufferIT {
             // e. interleaved transactions on two connections, committed in the opposite order of their start
             a.setAutoCommit(false);
             b.setAutoCommit(false);
-            exec(a, "INSERT INTO " + table + " VALUES (600, 'A')");
-            exec(b, "INSERT INTO " + table + " VALUES (700, 'B')");
-            exec(a, "INSERT INTO " + table + " VALUES (601, 'A')");
-            exec(b, "INSERT INTO " + table + " VALUES (701, 'B')");
-            exec(a, "UPDATE " + table + " SET v = 'A updated' WHERE id = 600");
+            LocalPg.exec(a, "INSERT INTO " + table + " VALUES (600, 'A')");
+            LocalPg.exec(b, "INSERT INTO " + table + " VALUES (700, 'B')");
+            LocalPg.exec(a, "INSERT INTO " + table + " VALUES (601, 'A')");
+            LocalPg.exec(b, "INSERT INTO " + table + " VALUES (701, 'B')");
+            LocalPg.exec(a, "UPDATE " + table + " SET v = 'A updated' WHERE id = 600");
             b.commit();
-            exec(a, "INSERT INTO " + table + " VALUES (602, 'A')");
+            LocalPg.exec(a, "INSERT INTO " + table + " VALUES (602, 'A')");
             a.commit();
             a.setAutoCommit(true);
             b.setAutoCommit(true);
@@ -117,14 +117,14 @@ class XactBufferIT {
             //    commit with the shape the commit published (the envelope's descriptors)
             //    The row before the ALTER decodes at once with the old shape; the catalog event still comes first.
             a.setAutoCommit(false);
-            exec(a, "INSERT INTO " + table + " VALUES (799, 'before ddl')");
+            LocalPg.exec(a, "INSERT INTO " + table + " VALUES (799, 'before ddl')");
             long fullXidF = Long.parseLong(LocalPg.queryString(a, "SELECT pg_current_xact_id()::text"));
-            exec(a, "ALTER TABLE " + table + " ADD COLUMN w int");
-            exec(a, "INSERT INTO " + table + " VALUES (800, 'ddl', 6)");
-            exec(a, "SAVEPOINT s");
-            exec(a, "INSERT INTO " + table + " VALUES (801, 'rolled back', 7)");
-            exec(a, "ROLLBACK TO SAVEPOINT s");
-            exec(a, "UPDATE " + table + " SET w = 9 WHERE id = 1");
+            LocalPg.exec(a, "ALTER TABLE " + table + " ADD COLUMN w int");
+            LocalPg.exec(a, "INSERT INTO " + table + " VALUES (800, 'ddl', 6)");
+            LocalPg.exec(a, "SAVEPOINT s");
+            LocalPg.exec(a, "INSERT INTO " + table + " VALUES (801, 'rolled back', 7)");
+            LocalPg.exec(a, "ROLLBACK TO SAVEPOINT s");
+            LocalPg.exec(a, "UPDATE " + table + " SET w = 9 WHERE id = 1");
             a.commit();
             a.setAutoCommit(true);
             // g. DDL alone: no rows, but a commit marker carrying the catalog change
@@ -326,12 +326,6 @@ class XactBufferIT {
         }
     }
 
-    private static void exec(Connection c, String sql) throws Exception {
-        try (Statement st = c.createStatement()) {
-            st.execute(sql);
-        }
-    }
-
     private static void probe(Connection c, String table, List<Object[]> out) throws Exception {
         int probe = 1000;
         long deadline = System.nanoTime() + Duration.ofSeconds(120).toNanos();
@@ -470,16 +464,13 @@ class XactBufferIT {
         }
     }
 
+    /** Waits for {@code condition}; when it times out, says what the metrics and the drained rows were. */
     private static void awaitTrue(Duration timeout, BooleanSupplier condition, List<Object[]> out)
             throws InterruptedException {
-        long deadline = System.nanoTime() + timeout.toNanos();
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() > deadline) {
-                Map<String, Long> m = new HashMap<>();
-                TestMetricReporter.METRICS.keySet().forEach(k -> m.put(k, TestMetricReporter.value(k)));
-                fail("timed out; metrics " + m + "; drained rows so far: " + rows(out));
-            }
-            Thread.sleep(100);
-        }
+        FlinkTestJobs.awaitTrue(() -> {
+            Map<String, Long> m = new HashMap<>();
+            TestMetricReporter.METRICS.keySet().forEach(k -> m.put(k, TestMetricReporter.value(k)));
+            return "the condition (metrics " + m + "; drained rows so far: " + rows(out) + ")";
+        }, timeout, condition);
     }
 }
