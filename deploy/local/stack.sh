@@ -18,8 +18,8 @@
 #                      2^32 - 10000 (xid wraparound tests); the shared cluster is not touched
 #   stack.sh pg-wrap-crash  pg-crash for the second cluster
 #   stack.sh pg-wrap-stop   stop the second cluster
-#   stack.sh pg-wrap-crash-torn SEG  pg-wrap-crash that also loses WAL segment file SEG (as if it had never been
-#                      flushed): a record cut there makes recovery write XLOG_OVERWRITE_CONTRECORD over it
+#   stack.sh pg-wrap-crash-torn SEG  pg-wrap-crash that also loses WAL segment file SEG and the later ones (as if
+#                      never flushed): a record cut there makes recovery write XLOG_OVERWRITE_CONTRECORD over it
 #
 # Everything lives under ${WALSHADOW_STATE_DIR:-/var/lib/walshadow-dev} (never in the repo,
 # which may sit under /root where the postgres user cannot read):
@@ -932,9 +932,16 @@ cmd_pg_wrap_crash_torn() {
   [[ $seg =~ ^[0-9A-F]{24}$ ]] || die "pg-wrap-crash-torn takes a WAL segment file name, got '$seg'"
   pg_select_wrap
   pg_running || die "PostgreSQL is not running"
-  log "crashing the second PostgreSQL (pg_ctl stop -m immediate), losing pg_wal/$seg, and starting it again"
+  log "crashing the second PostgreSQL (pg_ctl stop -m immediate), losing pg_wal/$seg and later, and starting it again"
   as_pg "$PG_BIN/pg_ctl" -D "$PG_DATA" -m immediate -w -t 30 stop >/dev/null || die "immediate stop failed"
-  rm -f -- "$PG_DATA/pg_wal/$seg"
+  local f name
+  for f in "$PG_DATA"/pg_wal/*; do
+    name=${f##*/}
+    # SEG and every later segment of its timeline: the tail that was never flushed
+    if [[ $name =~ ^[0-9A-F]{24}$ && ${name:0:8} == "${seg:0:8}" && ! $name < $seg ]]; then
+      rm -f -- "$f"
+    fi
+  done
   pg_start
 }
 

@@ -55,6 +55,11 @@ class TornWalEndToEndIT {
             LocalPg.exec(open, "SELECT pg_logical_emit_message(true, 'walshadow torn', repeat('xyzxz', 123456))");
             String endSegment = LocalPg.queryString(e.pg, "SELECT pg_walfile_name(pg_current_wal_insert_lsn())");
             assertNotEquals(startSegment, endSegment, "the record crosses into the next segment");
+            // More WAL than wal_buffers holds, after it: the server must write the record's head out to its file
+            // (left in the buffers, the crash would lose the whole record, and nothing would be torn)
+            LocalPg.exec(open, "SELECT count(pg_logical_emit_message(true, 'walshadow pad', repeat('p', 600000)))"
+                    + " FROM generate_series(1, (SELECT 2 + setting::bigint * 8192 / 600000 FROM pg_settings"
+                    + " WHERE name = 'wal_buffers'))");
             E2e.stack("pg-wrap-crash-torn", endSegment);
             open.close(); // broken by the crash
             e.reconnectPg();
