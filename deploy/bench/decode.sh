@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Change decoding throughput: rows/s decoded by WalChangeDecoder for the pgbench tables, next to the record parse
-# rate of WalSegmentReader over the same WAL (io.walshadow.bench.DecodeBenchmark, a test-scope program in the
-# decoding module).
+# rate of WalSegmentReader over the same WAL (io.walshadow.bench.wal.DecodeBenchmark, a program of
+# the bench module).
 #
 #   deploy/bench/decode.sh                          seed the catalog, generate ~250 MB of WAL with pgbench on the
 #                                                   local stack (pgbench -i -s 15, 2 clients x 50000 transactions),
@@ -16,4 +16,13 @@
 # A temporary physical slot (walshadow_bench_decode) keeps the WAL while the program runs; the scratch database
 # walshadow_bench_decode is dropped at the end (--keep keeps it). The machine should be otherwise idle for
 # meaningful figures: both sides are CPU-bound once the segments are in the page cache.
-exec bash "$(dirname "${BASH_SOURCE[0]}")/run-program.sh" DecodeBenchmark "$@"
+set -euo pipefail
+# shellcheck source=bench-module.sh
+source "$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/bench-module.sh"
+# With --jfr, let the profile attribute samples to the inlined method that ran, not the nearest safepoint.
+jfr_opts=()
+if [[ " $* " == *" --jfr "* ]]; then
+  jfr_opts=(-XX:+UnlockDiagnosticVMOptions -XX:+DebugNonSafepoints)
+fi
+# shellcheck disable=SC2086 # BENCH_JAVA_OPTS is a list of options
+exec java ${BENCH_JAVA_OPTS:--Xmx2g} "${jfr_opts[@]}" -cp "$BENCH_CP" io.walshadow.bench.wal.DecodeBenchmark "$@"

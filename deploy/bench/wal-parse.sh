@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # WAL parsing throughput: our WalSegmentReader against `pg_waldump --stats` over the same LSN range
-# (io.walshadow.bench.WalParseBenchmark, a test-scope program in the decoding module).
+# (io.walshadow.bench.wal.WalParseBenchmark, a program of the bench module).
 #
 #   deploy/bench/wal-parse.sh                       generate ~250 MB of WAL with pgbench on the local stack, then measure
 #   deploy/bench/wal-parse.sh --rounds 9 --scale 20 more rounds / more WAL
@@ -11,4 +11,13 @@
 # While generating, a physical slot (walshadow_bench_wal_parse) keeps the range in pg_wal; it and the scratch
 # database walshadow_bench are dropped at the end (--keep keeps the database). The machine should be otherwise
 # idle for meaningful figures: both sides are CPU-bound once the segments are in the page cache.
-exec bash "$(dirname "${BASH_SOURCE[0]}")/run-program.sh" WalParseBenchmark "$@"
+set -euo pipefail
+# shellcheck source=bench-module.sh
+source "$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/bench-module.sh"
+# With --jfr, let the profile attribute samples to the inlined method that ran, not the nearest safepoint.
+jfr_opts=()
+if [[ " $* " == *" --jfr "* ]]; then
+  jfr_opts=(-XX:+UnlockDiagnosticVMOptions -XX:+DebugNonSafepoints)
+fi
+# shellcheck disable=SC2086 # BENCH_JAVA_OPTS is a list of options
+exec java ${BENCH_JAVA_OPTS:--Xmx2g} "${jfr_opts[@]}" -cp "$BENCH_CP" io.walshadow.bench.wal.WalParseBenchmark "$@"

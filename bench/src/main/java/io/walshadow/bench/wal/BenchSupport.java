@@ -1,4 +1,4 @@
-package io.walshadow.bench;
+package io.walshadow.bench.wal;
 
 import io.walshadow.testing.LocalPg;
 import java.io.IOException;

@@ -1,4 +1,4 @@
-package io.walshadow.bench;
+package io.walshadow.bench.wal;
 
 import com.sun.management.GarbageCollectionNotificationInfo;
 import io.walshadow.catalog.CatalogFilter;
