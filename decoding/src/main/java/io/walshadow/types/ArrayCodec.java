@@ -116,7 +116,7 @@ final class ArrayCodec implements TypeCodec {
         out.append('{');
         for (int k = 0; k < a.dims()[level]; k++) {
             if (k > 0) {
-                out.append(',');
+                out.append(elem.typdelim);
             }
             if (level < a.ndim() - 1) {
                 index = appendLevel(out, a, elem, level + 1, index, scratch);
@@ -127,7 +127,7 @@ final class ArrayCodec implements TypeCodec {
                 } else {
                     scratch.setLength(0);
                     elem.codec.appendText(scratch, v);
-                    appendQuoted(out, scratch);
+                    appendQuoted(out, scratch, elem.typdelim);
                 }
             }
         }
@@ -135,12 +135,15 @@ final class ArrayCodec implements TypeCodec {
         return index;
     }
 
-    /** array_out's quoting: quote empty strings, "NULL" in any case, and values with {@code "\{},} or whitespace. */
-    private static void appendQuoted(StringBuilder out, CharSequence s) {
+    /**
+     * array_out's quoting: quote empty strings, "NULL" in any case, and values with {@code "\{}}, the element type's
+     * delimiter or whitespace.
+     */
+    private static void appendQuoted(StringBuilder out, CharSequence s, char delim) {
         boolean quote = s.length() == 0 || (s.length() == 4 && s.toString().equalsIgnoreCase("NULL"));
         for (int i = 0; i < s.length() && !quote; i++) {
             char c = s.charAt(i);
-            quote = c == '"' || c == '\\' || c == '{' || c == '}' || c == ',' || c == ' ' || c == '\t'
+            quote = c == '"' || c == '\\' || c == '{' || c == '}' || c == delim || c == ' ' || c == '\t'
                     || c == '\n' || c == '\r' || c == 0x0B || c == '\f';
         }
         if (!quote) {

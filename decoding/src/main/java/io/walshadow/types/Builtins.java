@@ -68,6 +68,14 @@ final class Builtins {
         add(m, Oids.VARBIT, "varbit", -1, 'i', TypeCodec.of(Builtins::bits, PgBitString.class));
         add(m, Oids.TID, "tid", 6, 's', TypeCodec.of((b, o, l) -> new PgTid(
                 ((long) Bytes.uint16(b, o) << 16) | Bytes.uint16(b, o + 2), Bytes.uint16(b, o + 4)), PgTid.class));
+        add(m, Oids.POINT, "point", 16, 'd', TypeCodec.of(Geometric::point, (out, v) -> out.append(str(v))));
+        add(m, Oids.LSEG, "lseg", 32, 'd', TypeCodec.of(Geometric::lseg, (out, v) -> out.append(str(v))));
+        add(m, Oids.PATH, "path", -1, 'd', TypeCodec.of(Geometric::path, (out, v) -> out.append(str(v))));
+        m.put(Oids.BOX, new ResolvedType(Oids.BOX, "box", 32, 'd', TypeCodec.of(Geometric::box,
+                (out, v) -> out.append(str(v))), ';')); // its text holds commas: arrays of boxes use ';'
+        add(m, Oids.POLYGON, "polygon", -1, 'd', TypeCodec.of(Geometric::polygon, (out, v) -> out.append(str(v))));
+        add(m, Oids.LINE, "line", 24, 'd', TypeCodec.of(Geometric::line, (out, v) -> out.append(str(v))));
+        add(m, Oids.CIRCLE, "circle", 24, 'd', TypeCodec.of(Geometric::circle, (out, v) -> out.append(str(v))));
         add(m, Oids.PG_LSN, "pg_lsn", 8, 'd', TypeCodec.of((b, o, l) -> Bytes.int64(b, o), (out, v) -> {
             long lsn = TypeCodec.cast(v, Long.class);
             out.append(Long.toHexString(lsn >>> 32).toUpperCase()).append('/')

@@ -21,6 +21,12 @@ public final class Oids {
     public static final int JSON = 114;
     public static final int XML = 142;
     public static final int POINT = 600;
+    public static final int LSEG = 601;
+    public static final int PATH = 602;
+    public static final int BOX = 603;
+    public static final int POLYGON = 604;
+    public static final int LINE = 628;
+    public static final int CIRCLE = 718;
     public static final int CIDR = 650;
     public static final int FLOAT4 = 700;
     public static final int FLOAT8 = 701;

@@ -8,18 +8,25 @@ final class ResolvedType {
     final int typlen;
     final char typalign;
     final TypeCodec codec;
+    /** typdelim: what separates this type's elements in an array's text form (',' but for box, ';'). */
+    final char typdelim;
 
     ResolvedType(int oid, String name, int typlen, char typalign, TypeCodec codec) {
+        this(oid, name, typlen, typalign, codec, ',');
+    }
+
+    ResolvedType(int oid, String name, int typlen, char typalign, TypeCodec codec, char typdelim) {
         this.oid = oid;
         this.name = name;
         this.typlen = typlen;
         this.typalign = typalign;
         this.codec = codec;
+        this.typdelim = typdelim;
     }
 
     /** The same storage and codec under another type's oid and name (domains). */
     ResolvedType as(int otherOid, String otherName) {
-        return new ResolvedType(otherOid, otherName, typlen, typalign, codec);
+        return new ResolvedType(otherOid, otherName, typlen, typalign, codec, typdelim);
     }
 
     /** Bytes the datum at {@code off} occupies (att_addlength_pointer), checked against {@code avail}. */

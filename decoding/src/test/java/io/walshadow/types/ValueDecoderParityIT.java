@@ -12,6 +12,8 @@ import java.time.LocalDate;
 import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
+import java.util.stream.Collectors;
+import java.util.stream.IntStream;
 import java.util.Random;
 import java.util.UUID;
 import java.util.concurrent.atomic.AtomicLong;
@@ -353,6 +355,24 @@ class ValueDecoderParityIT {
         check("cid", quoted("0", "7", "4294967295"));
         check("tid", quoted("(0,1)", "(4294967295,65535)", "(12,0)"));
         check("pg_lsn", quoted("0/0", "FFFFFFFF/FFFFFFFF", "16/B374D848", "0/1"));
+    }
+
+    @Test
+    void geometric() throws SQLException {
+        String edge = "1e-300,-1.5e+300";
+        check("point", quoted("(0,0)", "(1.5,-2.25)", "(-0,0.1)", "(NaN,Infinity)", "(-Infinity,1e-310)", "(" + edge + ")",
+                "(0.30000000000000004,123456789012345680)"));
+        check("lseg", quoted("[(0,0),(1,1)]", "[(-1.5,2),(" + edge + ")]", "[(NaN,0),(0,-Infinity)]"));
+        check("box", quoted("(1,1),(0,0)", "(0,0),(1,1)", "(-1.5,2),(" + edge + ")"));
+        check("line", quoted("{1,-1,0}", "{0,1,-2.5}", "{1e-300,-1,Infinity}"));
+        check("circle", quoted("<(0,0),1>", "<(-1.5,2.25),0>", "<(" + edge + "),1e+300>"));
+        // big ones go to TOAST (compressed, or out of line)
+        String many = IntStream.range(0, 1500).mapToObj(i -> "(" + i + "," + (i * 0.5) + ")")
+                .collect(Collectors.joining(","));
+        check("path", quoted("[(0,0)]", "((0,0),(1,1),(2,0))", "[(0,0),(1,1),(" + edge + ")]", "(" + many + ")",
+                "[" + many + "]"));
+        check("polygon", quoted("((0,0))", "((0,0),(1,1),(2,0))", "((-1.5,2),(" + edge + "),(NaN,Infinity))",
+                "(" + many + ")"));
     }
 
     @Test

@@ -77,6 +77,33 @@ class TypesEndToEndIT {
     }
 
     @Test
+    void geometricTypesArriveAsTheirTextForm() throws Exception {
+        try (E2e e = new E2e("e2e_geo")) {
+            String s = e.schema;
+            LocalPg.exec(e.pg, "CREATE TABLE " + s + ".g (id int PRIMARY KEY, p point, l line, sg lseg, b box,"
+                    + " pa path, po polygon, c circle NOT NULL DEFAULT '<(0,0),1>', b_arr box[], p_arr point[])");
+            e.start();
+            LocalPg.exec(e.pg,
+                    "INSERT INTO " + s + ".g SELECT g, point(g, -g / 3.0), line(point(0, g), point(1, g * 2)),"
+                            + " lseg(point(g, 0), point(0, g)), box(point(g, g), point(-g, 0.5)),"
+                            + " CASE WHEN g % 2 = 0 THEN path(polygon(box(point(0, 0), point(g, g))))"
+                            + " ELSE ('[(0,0),(' || g || ',1e-300)]')::path END,"
+                            // a big polygon: its value goes to TOAST
+                            + " CASE WHEN g % 7 = 0 THEN (SELECT ('(' || string_agg('(' || i || ',' || (i * g) % 97"
+                            + " || ')', ',') || ')')::polygon FROM generate_series(1, 2000) i)"
+                            + " ELSE polygon(box(point(0, 0), point(g, 1))) END,"
+                            + " circle(point(g, 0), g * 1.5), ARRAY[box(point(1, 1), point(0, 0)), NULL],"
+                            + " ARRAY[point('NaN', 'Infinity'), point(-0.0, 1e300)] FROM generate_series(1, 30) g",
+                    "INSERT INTO " + s + ".g (id) VALUES (1000)",
+                    "UPDATE " + s + ".g SET p = point(p[1] + 0.25, p[0]), b = box(point(0, 0), point(id, id))"
+                            + " WHERE id % 3 = 0",
+                    "DELETE FROM " + s + ".g WHERE id % 10 = 0");
+            e.awaitCaughtUp(Duration.ofSeconds(120));
+            assertEquals(Map.of("g", 30 + 1 - 4), e.assertAllTablesEqual()); // 10, 20, 30 and 1000 deleted
+        }
+    }
+
+    @Test
     void valueOutsideClickHouseRangeFailsClosed() throws Exception {
         try (E2e e = new E2e("e2e_range")) {
             LocalPg.exec(e.pg, "CREATE TABLE " + e.schema + ".d (id int PRIMARY KEY, day date)");
