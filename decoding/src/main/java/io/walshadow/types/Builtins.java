@@ -76,6 +76,8 @@ final class Builtins {
         add(m, Oids.POLYGON, "polygon", -1, 'd', TypeCodec.of(Geometric::polygon, (out, v) -> out.append(str(v))));
         add(m, Oids.LINE, "line", 24, 'd', TypeCodec.of(Geometric::line, (out, v) -> out.append(str(v))));
         add(m, Oids.CIRCLE, "circle", 24, 'd', TypeCodec.of(Geometric::circle, (out, v) -> out.append(str(v))));
+        add(m, Oids.TSVECTOR, "tsvector", -1, 'i', TypeCodec.of((b, o, l) -> TsVector.text(b, o, l, cs),
+                (out, v) -> out.append(str(v))));
         add(m, Oids.PG_LSN, "pg_lsn", 8, 'd', TypeCodec.of((b, o, l) -> Bytes.int64(b, o), (out, v) -> {
             long lsn = TypeCodec.cast(v, Long.class);
             out.append(Long.toHexString(lsn >>> 32).toUpperCase()).append('/')

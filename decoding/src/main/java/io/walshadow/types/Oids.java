@@ -48,6 +48,7 @@ public final class Oids {
     public static final int RECORD = 2249;
     public static final int UUID = 2950;
     public static final int PG_LSN = 3220;
+    public static final int TSVECTOR = 3614;
     public static final int JSONB = 3802;
     public static final int XID8 = 5069;
 }

@@ -28,7 +28,7 @@ class UnsupportedTypeIT {
     void builtinTypesWithoutDecoder() throws SQLException {
         try (PgOracle pg = new PgOracle()) {
             ValueDecoder dec = new ValueDecoder(SqlTypeCatalog.load(pg.c));
-            for (String t : new String[] {"tsvector", "tsquery", "int2vector", "oidvector",
+            for (String t : new String[] {"tsquery", "int2vector", "oidvector",
                     "regclass", "txid_snapshot", "aclitem"}) {
                 UnsupportedTypeException e = unsupported(dec, oid(pg, t));
                 assertTrue(e.getMessage().contains("pg_catalog." + t), e.getMessage());
@@ -39,8 +39,8 @@ class UnsupportedTypeIT {
             assertTrue(unsupported(dec, oid(pg, "int4multirange")).getMessage().contains("multirange"));
             assertTrue(unsupported(dec, oid(pg, "anyelement")).getMessage().contains("pseudo"));
             // arrays of them, too, even though an empty array would need no element decoder
-            UnsupportedTypeException e = unsupported(dec, oid(pg, "tsvector[]"));
-            assertTrue(e.getMessage().contains("pg_catalog._tsvector") && e.getMessage().contains("pg_catalog.tsvector"),
+            UnsupportedTypeException e = unsupported(dec, oid(pg, "tsquery[]"));
+            assertTrue(e.getMessage().contains("pg_catalog._tsquery") && e.getMessage().contains("pg_catalog.tsquery"),
                     e.getMessage());
             unsupported(dec, oid(pg, "int4range[]"));
             assertTrue(dec.supports(oid(pg, "int4[]")));
@@ -53,10 +53,10 @@ class UnsupportedTypeIT {
         try (PgOracle pg = new PgOracle()) {
             String ct = pg.name("uc", "TYPE");
             String d = pg.name("ud", "DOMAIN");
-            pg.exec("CREATE TYPE " + ct + " AS (a int4, p tsvector)", "CREATE DOMAIN " + d + " AS int8range");
+            pg.exec("CREATE TYPE " + ct + " AS (a int4, p tsquery)", "CREATE DOMAIN " + d + " AS int8range");
             ValueDecoder dec = new ValueDecoder(SqlTypeCatalog.load(pg.c));
             UnsupportedTypeException e = unsupported(dec, oid(pg, ct));
-            assertTrue(e.getMessage().contains("attribute p") && e.getMessage().contains("pg_catalog.tsvector"),
+            assertTrue(e.getMessage().contains("attribute p") && e.getMessage().contains("pg_catalog.tsquery"),
                     e.getMessage());
             e = unsupported(dec, oid(pg, d));
             assertTrue(e.getMessage().contains("domain") && e.getMessage().contains("int8range"), e.getMessage());

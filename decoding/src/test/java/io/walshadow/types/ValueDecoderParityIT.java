@@ -376,6 +376,16 @@ class ValueDecoderParityIT {
     }
 
     @Test
+    void tsvector() throws SQLException {
+        check("tsvector", List.of("''", "'a'", "'a:1 b:2'", "'a:1A,2B,3C,4 b:5'", "'it''s:1 back\\\\slash:2'",
+                "'ünïcödé 日本:3'", "to_tsvector('english', 'The quick brown foxes jumped over the lazy dogs')",
+                "setweight(to_tsvector('simple', 'alpha beta gamma alpha'), 'B')",
+                "'a:16383 b:1,16383'",
+                // a big one goes to TOAST
+                "(SELECT string_agg('w' || i || ':' || i, ' ')::tsvector FROM generate_series(1, 3000) i)"));
+    }
+
+    @Test
     void enums() throws SQLException {
         try (PgOracle pg = new PgOracle()) {
             String e = pg.name("e", "TYPE");

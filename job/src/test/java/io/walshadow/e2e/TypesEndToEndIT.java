@@ -77,11 +77,11 @@ class TypesEndToEndIT {
     }
 
     @Test
-    void geometricTypesArriveAsTheirTextForm() throws Exception {
+    void geometricAndTextSearchTypesArriveAsTheirTextForm() throws Exception {
         try (E2e e = new E2e("e2e_geo")) {
             String s = e.schema;
             LocalPg.exec(e.pg, "CREATE TABLE " + s + ".g (id int PRIMARY KEY, p point, l line, sg lseg, b box,"
-                    + " pa path, po polygon, c circle NOT NULL DEFAULT '<(0,0),1>', b_arr box[], p_arr point[])");
+                    + " pa path, po polygon, c circle NOT NULL DEFAULT '<(0,0),1>', b_arr box[], p_arr point[], doc tsvector)");
             e.start();
             LocalPg.exec(e.pg,
                     "INSERT INTO " + s + ".g SELECT g, point(g, -g / 3.0), line(point(0, g), point(1, g * 2)),"
@@ -93,9 +93,13 @@ class TypesEndToEndIT {
                             + " || ')', ',') || ')')::polygon FROM generate_series(1, 2000) i)"
                             + " ELSE polygon(box(point(0, 0), point(g, 1))) END,"
                             + " circle(point(g, 0), g * 1.5), ARRAY[box(point(1, 1), point(0, 0)), NULL],"
-                            + " ARRAY[point('NaN', 'Infinity'), point(-0.0, 1e300)] FROM generate_series(1, 30) g",
+                            + " ARRAY[point('NaN', 'Infinity'), point(-0.0, 1e300)],"
+                            + " setweight(to_tsvector('english', 'row ' || g || ' of the quick brown foxes'), 'A')"
+                            + " || to_tsvector('simple', repeat('it''s lexeme' || g || ' ', g % 4))"
+                            + " FROM generate_series(1, 30) g",
                     "INSERT INTO " + s + ".g (id) VALUES (1000)",
-                    "UPDATE " + s + ".g SET p = point(p[1] + 0.25, p[0]), b = box(point(0, 0), point(id, id))"
+                    "UPDATE " + s + ".g SET p = point(p[1] + 0.25, p[0]), b = box(point(0, 0), point(id, id)),"
+                            + " doc = doc || to_tsvector('english', 'updated')"
                             + " WHERE id % 3 = 0",
                     "DELETE FROM " + s + ".g WHERE id % 10 = 0");
             e.awaitCaughtUp(Duration.ofSeconds(120));
