@@ -83,7 +83,18 @@ final class Builtins {
             out.append(Long.toHexString(lsn >>> 32).toUpperCase()).append('/')
                     .append(Long.toHexString(lsn & 0xFFFFFFFFL).toUpperCase());
         }));
+        // the built-in ranges (a range type of one's own, CREATE TYPE ... AS RANGE, has no decoder yet)
+        range(m, 3904, "int4range", 'i', Oids.INT4);
+        range(m, 3926, "int8range", 'd', Oids.INT8);
+        range(m, 3906, "numrange", 'i', Oids.NUMERIC);
+        range(m, 3908, "tsrange", 'd', Oids.TIMESTAMP);
+        range(m, 3910, "tstzrange", 'd', Oids.TIMESTAMPTZ);
+        range(m, 3912, "daterange", 'i', Oids.DATE);
         return m;
+    }
+
+    private static void range(Map<Integer, ResolvedType> m, int oid, String name, char typalign, int subtype) {
+        add(m, oid, name, -1, typalign, new RangeCodec(name, m.get(subtype)));
     }
 
     private static void add(Map<Integer, ResolvedType> m, int oid, String name, int typlen, char typalign,

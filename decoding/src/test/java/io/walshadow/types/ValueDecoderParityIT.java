@@ -386,6 +386,17 @@ class ValueDecoderParityIT {
     }
 
     @Test
+    void ranges() throws SQLException {
+        check("int4range", quoted("empty", "[1,2)", "(,5]", "[3,)", "(,)", "[-2147483648,2147483647)", "(1,2]"));
+        check("int8range", quoted("[0,9223372036854775807)", "(,-9223372036854775807]", "empty"));
+        check("numrange", quoted("[0.5,1.25]", "(,1e40)", "[-1.000,NaN]", "empty", "[3,3]",
+                "[" + "9".repeat(1000) + ",)"));
+        check("daterange", quoted("[2000-01-01,2000-02-01)", "[-infinity,infinity]", "(,2024-02-29]", "empty"));
+        check("tsrange", quoted("[2000-01-01 00:00:00,2000-01-01 12:34:56.789)", "(,infinity)", "[1999-12-31,)"));
+        check("tstzrange", quoted("[2000-01-01 00:00:00+00,2000-01-01 12:34:56.789+02)", "(-infinity,)", "empty"));
+    }
+
+    @Test
     void enums() throws SQLException {
         try (PgOracle pg = new PgOracle()) {
             String e = pg.name("e", "TYPE");

@@ -77,11 +77,12 @@ class TypesEndToEndIT {
     }
 
     @Test
-    void geometricAndTextSearchTypesArriveAsTheirTextForm() throws Exception {
+    void geometricTextSearchAndRangeTypesArriveAsTheirTextForm() throws Exception {
         try (E2e e = new E2e("e2e_geo")) {
             String s = e.schema;
             LocalPg.exec(e.pg, "CREATE TABLE " + s + ".g (id int PRIMARY KEY, p point, l line, sg lseg, b box,"
-                    + " pa path, po polygon, c circle NOT NULL DEFAULT '<(0,0),1>', b_arr box[], p_arr point[], doc tsvector)");
+                    + " pa path, po polygon, c circle NOT NULL DEFAULT '<(0,0),1>', b_arr box[], p_arr point[], doc tsvector,"
+                    + " r_int int4range, r_num numrange, r_ts tstzrange, r_date daterange, r_arr int8range[])");
             e.start();
             LocalPg.exec(e.pg,
                     "INSERT INTO " + s + ".g SELECT g, point(g, -g / 3.0), line(point(0, g), point(1, g * 2)),"
@@ -95,7 +96,11 @@ class TypesEndToEndIT {
                             + " circle(point(g, 0), g * 1.5), ARRAY[box(point(1, 1), point(0, 0)), NULL],"
                             + " ARRAY[point('NaN', 'Infinity'), point(-0.0, 1e300)],"
                             + " setweight(to_tsvector('english', 'row ' || g || ' of the quick brown foxes'), 'A')"
-                            + " || to_tsvector('simple', repeat('it''s lexeme' || g || ' ', g % 4))"
+                            + " || to_tsvector('simple', repeat('it''s lexeme' || g || ' ', g % 4)),"
+                            + " CASE WHEN g % 5 = 0 THEN 'empty' ELSE int4range(g, g * 2, '[]') END,"
+                            + " numrange(g / 3.0, NULL), tstzrange(timestamptz '2024-01-01 00:00+02' + g * interval '1h',"
+                            + " 'infinity'), daterange(date '2000-02-28' + g, NULL, '(]'),"
+                            + " ARRAY[int8range(NULL, g), 'empty', NULL]"
                             + " FROM generate_series(1, 30) g",
                     "INSERT INTO " + s + ".g (id) VALUES (1000)",
                     "UPDATE " + s + ".g SET p = point(p[1] + 0.25, p[0]), b = box(point(0, 0), point(id, id)),"
