@@ -83,6 +83,14 @@ final class Builtins {
             out.append(Long.toHexString(lsn >>> 32).toUpperCase()).append('/')
                     .append(Long.toHexString(lsn & 0xFFFFFFFFL).toUpperCase());
         }));
+        add(m, Oids.INT2VECTOR, "int2vector", -1, 'i', TypeCodec.of((b, o, l) -> SystemTypes.vector(b, o, l, 2, false),
+                (out, v) -> out.append(str(v))));
+        add(m, Oids.OIDVECTOR, "oidvector", -1, 'i', TypeCodec.of((b, o, l) -> SystemTypes.vector(b, o, l, 4, true),
+                (out, v) -> out.append(str(v))));
+        add(m, Oids.PG_SNAPSHOT, "pg_snapshot", -1, 'd', TypeCodec.of(SystemTypes::snapshot,
+                (out, v) -> out.append(str(v))));
+        add(m, Oids.TXID_SNAPSHOT, "txid_snapshot", -1, 'd', TypeCodec.of(SystemTypes::snapshot,
+                (out, v) -> out.append(str(v))));
         // the built-in ranges (a range type of one's own, CREATE TYPE ... AS RANGE, has no decoder yet)
         range(m, 3904, "int4range", 'i', Oids.INT4);
         range(m, 3926, "int8range", 'd', Oids.INT8);

@@ -49,6 +49,8 @@ public final class Oids {
     public static final int UUID = 2950;
     public static final int PG_LSN = 3220;
     public static final int TSVECTOR = 3614;
+    public static final int TXID_SNAPSHOT = 2970;
+    public static final int PG_SNAPSHOT = 5038;
     public static final int JSONB = 3802;
     public static final int XID8 = 5069;
 }

@@ -49,7 +49,8 @@ public final class TextValues {
             p = text -> scalar(oid, text);
         } else {
             PgType t = types.type(oid);
-            if (t != null && t.typcategory() == 'A' && t.elemOid() != 0 && t.typlen() == -1) {
+            if (t != null && t.typcategory() == 'A' && t.elemOid() != 0 && t.typlen() == -1
+                    && oid != Oids.INT2VECTOR && oid != Oids.OIDVECTOR) { // vectors print as text, not {..}
                 int elem = baseOid(t.elemOid());
                 p = text -> array(elem, text);
             } else {

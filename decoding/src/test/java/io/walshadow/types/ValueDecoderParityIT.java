@@ -397,6 +397,14 @@ class ValueDecoderParityIT {
     }
 
     @Test
+    void vectorsAndSnapshots() throws SQLException {
+        check("int2vector", quoted("", "1", "1 2 3", "-32768 32767 0"));
+        check("oidvector", quoted("", "23", "23 25 4294967295 0"));
+        check("pg_snapshot", quoted("10:20:", "10:20:10,15,19", "4294967299:4294967310:4294967300,4294967305"));
+        check("txid_snapshot", quoted("10:20:", "10:20:10,15,19"));
+    }
+
+    @Test
     void enums() throws SQLException {
         try (PgOracle pg = new PgOracle()) {
             String e = pg.name("e", "TYPE");

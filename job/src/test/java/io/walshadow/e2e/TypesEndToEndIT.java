@@ -82,7 +82,7 @@ class TypesEndToEndIT {
             String s = e.schema;
             LocalPg.exec(e.pg, "CREATE TABLE " + s + ".g (id int PRIMARY KEY, p point, l line, sg lseg, b box,"
                     + " pa path, po polygon, c circle NOT NULL DEFAULT '<(0,0),1>', b_arr box[], p_arr point[], doc tsvector,"
-                    + " r_int int4range, r_num numrange, r_ts tstzrange, r_date daterange, r_arr int8range[])");
+                    + " r_int int4range, r_num numrange, r_ts tstzrange, r_date daterange, r_arr int8range[], v2 int2vector, vo oidvector, snap pg_snapshot)");
             e.start();
             LocalPg.exec(e.pg,
                     "INSERT INTO " + s + ".g SELECT g, point(g, -g / 3.0), line(point(0, g), point(1, g * 2)),"
@@ -100,7 +100,9 @@ class TypesEndToEndIT {
                             + " CASE WHEN g % 5 = 0 THEN 'empty' ELSE int4range(g, g * 2, '[]') END,"
                             + " numrange(g / 3.0, NULL), tstzrange(timestamptz '2024-01-01 00:00+02' + g * interval '1h',"
                             + " 'infinity'), daterange(date '2000-02-28' + g, NULL, '(]'),"
-                            + " ARRAY[int8range(NULL, g), 'empty', NULL]"
+                            + " ARRAY[int8range(NULL, g), 'empty', NULL],"
+                            + " ('1 ' || g || ' -3')::int2vector, ('23 ' || (g * 1000))::oidvector,"
+                            + " (g || ':' || (g + 10) || ':' || (g + 1))::pg_snapshot"
                             + " FROM generate_series(1, 30) g",
                     "INSERT INTO " + s + ".g (id) VALUES (1000)",
                     "UPDATE " + s + ".g SET p = point(p[1] + 0.25, p[0]), b = box(point(0, 0), point(id, id)),"

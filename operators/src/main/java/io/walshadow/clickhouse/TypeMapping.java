@@ -66,7 +66,8 @@ public final class TypeMapping {
             case 'm':
                 return "String";
             case 'b':
-                if (t.typcategory() == 'A' && t.elemOid() != 0 && t.typlen() == -1) {
+                if (t.typcategory() == 'A' && t.elemOid() != 0 && t.typlen() == -1 && oid != Oids.INT2VECTOR
+                        && oid != Oids.OIDVECTOR) { // the vectors are decoded to their space-separated text
                     // element typmod is the column's typmod (numeric(10,2)[] keeps (10,2))
                     return "Array(Nullable(" + baseType(t.elemOid(), typmod, types, caps) + "))";
                 }
