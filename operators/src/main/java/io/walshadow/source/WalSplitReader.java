@@ -113,6 +113,13 @@ final class WalSplitReader implements SplitReader<XLogRecord, WalSplit> {
             }
             wakeUp = false;
             return batch.build();
+        } catch (WalDecodeException e) {
+            if (DecodeFailures.exhausted(options.slotName(), e)) {
+                throw withoutRestart(new IllegalStateException(e.getMessage() + " (failed the same way at this LSN "
+                        + DecodeFailures.LIMIT + " times: the job stops instead of restarting; look at the WAL with"
+                        + " pg_waldump -s " + Lsn.format(e.lsn()) + " on the server's pg_wal)", e));
+            }
+            throw e;
         } catch (SQLException e) {
             throw new IOException("replication stream of slot " + options.slotName() + " failed at "
                     + Lsn.format(reader == null ? Lsn.INVALID : reader.feedLsn()) + ": " + e.getMessage(), e);
