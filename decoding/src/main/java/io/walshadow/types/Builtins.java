@@ -16,7 +16,7 @@ final class Builtins {
 
     static Map<Integer, ResolvedType> create(Charset cs) {
         Map<Integer, ResolvedType> m = new HashMap<>();
-        TypeCodec text = TypeCodec.of((b, o, l) -> new String(b, o, l, cs), (out, v) -> out.append(str(v)));
+        TypeCodec text = textOf((b, o, l) -> new String(b, o, l, cs));
 
         add(m, Oids.BOOL, "bool", 1, 'c', TypeCodec.of((b, o, l) -> b[o] != 0,
                 (out, v) -> out.append(TypeCodec.cast(v, Boolean.class) ? 't' : 'f')));
@@ -35,8 +35,7 @@ final class Builtins {
         add(m, Oids.NUMERIC, "numeric", -1, 'i', NumericCodec.CODEC);
         add(m, Oids.MONEY, "money", 8, 'd', TypeCodec.of((b, o, l) -> new PgMoney(Bytes.int64(b, o)), PgMoney.class));
         add(m, Oids.CHAR, "char", 1, 'c', TypeCodec.of((b, o, l) -> b[o], (out, v) -> charOut(out, v)));
-        add(m, Oids.NAME, "name", 64, 'c', TypeCodec.of((b, o, l) -> new String(b, o, cstrlen(b, o, l), cs),
-                (out, v) -> out.append(str(v))));
+        add(m, Oids.NAME, "name", 64, 'c', textOf((b, o, l) -> new String(b, o, cstrlen(b, o, l), cs)));
         add(m, Oids.TEXT, "text", -1, 'i', text);
         add(m, Oids.VARCHAR, "varchar", -1, 'i', text);
         add(m, Oids.BPCHAR, "bpchar", -1, 'i', text);
@@ -68,29 +67,24 @@ final class Builtins {
         add(m, Oids.VARBIT, "varbit", -1, 'i', TypeCodec.of(Builtins::bits, PgBitString.class));
         add(m, Oids.TID, "tid", 6, 's', TypeCodec.of((b, o, l) -> new PgTid(
                 ((long) Bytes.uint16(b, o) << 16) | Bytes.uint16(b, o + 2), Bytes.uint16(b, o + 4)), PgTid.class));
-        add(m, Oids.POINT, "point", 16, 'd', TypeCodec.of(Geometric::point, (out, v) -> out.append(str(v))));
-        add(m, Oids.LSEG, "lseg", 32, 'd', TypeCodec.of(Geometric::lseg, (out, v) -> out.append(str(v))));
-        add(m, Oids.PATH, "path", -1, 'd', TypeCodec.of(Geometric::path, (out, v) -> out.append(str(v))));
-        m.put(Oids.BOX, new ResolvedType(Oids.BOX, "box", 32, 'd', TypeCodec.of(Geometric::box,
-                (out, v) -> out.append(str(v))), ';')); // its text holds commas: arrays of boxes use ';'
-        add(m, Oids.POLYGON, "polygon", -1, 'd', TypeCodec.of(Geometric::polygon, (out, v) -> out.append(str(v))));
-        add(m, Oids.LINE, "line", 24, 'd', TypeCodec.of(Geometric::line, (out, v) -> out.append(str(v))));
-        add(m, Oids.CIRCLE, "circle", 24, 'd', TypeCodec.of(Geometric::circle, (out, v) -> out.append(str(v))));
-        add(m, Oids.TSVECTOR, "tsvector", -1, 'i', TypeCodec.of((b, o, l) -> TsVector.text(b, o, l, cs),
-                (out, v) -> out.append(str(v))));
+        add(m, Oids.POINT, "point", 16, 'd', textOf(Geometric::point));
+        add(m, Oids.LSEG, "lseg", 32, 'd', textOf(Geometric::lseg));
+        add(m, Oids.PATH, "path", -1, 'd', textOf(Geometric::path));
+        // its text holds commas: arrays of boxes use ';'
+        m.put(Oids.BOX, new ResolvedType(Oids.BOX, "box", 32, 'd', textOf(Geometric::box), ';'));
+        add(m, Oids.POLYGON, "polygon", -1, 'd', textOf(Geometric::polygon));
+        add(m, Oids.LINE, "line", 24, 'd', textOf(Geometric::line));
+        add(m, Oids.CIRCLE, "circle", 24, 'd', textOf(Geometric::circle));
+        add(m, Oids.TSVECTOR, "tsvector", -1, 'i', textOf((b, o, l) -> TsVector.text(b, o, l, cs)));
         add(m, Oids.PG_LSN, "pg_lsn", 8, 'd', TypeCodec.of((b, o, l) -> Bytes.int64(b, o), (out, v) -> {
             long lsn = TypeCodec.cast(v, Long.class);
             out.append(Long.toHexString(lsn >>> 32).toUpperCase()).append('/')
                     .append(Long.toHexString(lsn & 0xFFFFFFFFL).toUpperCase());
         }));
-        add(m, Oids.INT2VECTOR, "int2vector", -1, 'i', TypeCodec.of((b, o, l) -> SystemTypes.vector(b, o, l, 2, false),
-                (out, v) -> out.append(str(v))));
-        add(m, Oids.OIDVECTOR, "oidvector", -1, 'i', TypeCodec.of((b, o, l) -> SystemTypes.vector(b, o, l, 4, true),
-                (out, v) -> out.append(str(v))));
-        add(m, Oids.PG_SNAPSHOT, "pg_snapshot", -1, 'd', TypeCodec.of(SystemTypes::snapshot,
-                (out, v) -> out.append(str(v))));
-        add(m, Oids.TXID_SNAPSHOT, "txid_snapshot", -1, 'd', TypeCodec.of(SystemTypes::snapshot,
-                (out, v) -> out.append(str(v))));
+        add(m, Oids.INT2VECTOR, "int2vector", -1, 'i', textOf((b, o, l) -> SystemTypes.vector(b, o, l, 2, false)));
+        add(m, Oids.OIDVECTOR, "oidvector", -1, 'i', textOf((b, o, l) -> SystemTypes.vector(b, o, l, 4, true)));
+        add(m, Oids.PG_SNAPSHOT, "pg_snapshot", -1, 'd', textOf(SystemTypes::snapshot));
+        add(m, Oids.TXID_SNAPSHOT, "txid_snapshot", -1, 'd', textOf(SystemTypes::snapshot));
         // the built-in ranges (a range type of one's own, CREATE TYPE ... AS RANGE, has no decoder yet)
         range(m, 3904, "int4range", 'i', Oids.INT4);
         range(m, 3926, "int8range", 'd', Oids.INT8);
@@ -108,6 +102,11 @@ final class Builtins {
     private static void add(Map<Integer, ResolvedType> m, int oid, String name, int typlen, char typalign,
                             TypeCodec codec) {
         m.put(oid, new ResolvedType(oid, name, typlen, typalign, codec));
+    }
+
+    /** A type decoded straight to its text form: the value is the String its output function prints. */
+    private static TypeCodec textOf(TypeCodec.Decoder decoder) {
+        return TypeCodec.of(decoder, (out, v) -> out.append(str(v)));
     }
 
     private static TypeCodec uint32() {
