@@ -310,8 +310,27 @@ public final class E2e implements AutoCloseable {
             } catch (Exception e) {
                 // finished or failed already
             }
+            awaitTerminal(j); // cancel() returns once asked: a task still running could write after the next step
         }
         jobs.clear();
+    }
+
+    private static void awaitTerminal(JobClient j) {
+        long deadline = System.nanoTime() + 60_000_000_000L;
+        while (System.nanoTime() < deadline) {
+            try {
+                if (j.getJobStatus().get().isGloballyTerminalState()) {
+                    return;
+                }
+                Thread.sleep(50);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return;
+            } catch (Exception e) {
+                return; // the cluster no longer knows the job: it is over
+            }
+        }
+        throw new IllegalStateException("job " + j.getJobID() + " still not terminal 60 s after it was cancelled");
     }
 
     @Override

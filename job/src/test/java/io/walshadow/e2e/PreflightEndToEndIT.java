@@ -68,9 +68,11 @@ class PreflightEndToEndIT {
         try (E2e e = new E2e("e2e_pre_reuse")) {
             LocalPg.exec(e.pg, "CREATE TABLE " + e.schema + ".t (id int PRIMARY KEY, v text)",
                     "INSERT INTO " + e.schema + ".t SELECT g, 'v' FROM generate_series(1, 100) g");
+            io.walshadow.buffer.TestMetricReporter.METRICS.clear(); // this job's snapshot metrics, no earlier test's
             e.start(e.config("--checkpoint.interval", "1s"), null, 0);
+            e.awaitSnapshotComplete(Duration.ofMinutes(2));
             e.awaitCaughtUp(Duration.ofMinutes(2));
-            Thread.sleep(2_000); // a checkpoint after the catch-up
+            Thread.sleep(2_000); // a checkpoint after the copy and the catch-up
             e.cancelJobs();
             LocalPg.exec(e.pg, "DELETE FROM " + e.schema + ".t WHERE id <= 50");
             IllegalStateException x = assertThrows(IllegalStateException.class, () -> build(e));
@@ -84,8 +86,11 @@ class PreflightEndToEndIT {
             e.cancelJobs();
             // or asked for: a reset drops the database's tables and copies anew (with its own slot)
             LocalPg.exec(e.pg, "DELETE FROM " + e.schema + ".t WHERE id <= 60");
+            // the watermark follows the WAL, not the copy: wait for the new snapshot before comparing
+            io.walshadow.buffer.TestMetricReporter.METRICS.clear();
             e.start(e.config("--clickhouse.reset", "true", "--slot", e.slot + "_2", "--clickhouse.sink.id", e.slot),
                     null, 0);
+            e.awaitSnapshotComplete(Duration.ofMinutes(2));
             e.awaitCaughtUp(Duration.ofMinutes(2));
             assertEquals(40, e.assertAllTablesEqual().get("t"));
             e.cancelJobs();
