@@ -7,8 +7,13 @@ public final class ColumnDecodeException extends RuntimeException {
     private final long lsn;
 
     public ColumnDecodeException(long lsn, String relation, String column, int typeOid, Throwable cause) {
+        this(lsn, relation, column, typeOid, cause, "");
+    }
+
+    /** @param hint what the user can do, appended to the message */
+    public ColumnDecodeException(long lsn, String relation, String column, int typeOid, Throwable cause, String hint) {
         super("cannot decode column " + relation + "." + column + " (type oid " + Integer.toUnsignedString(typeOid)
-                + ") at " + Lsn.format(lsn) + ": " + cause.getMessage(), cause);
+                + ") at " + Lsn.format(lsn) + ": " + cause.getMessage() + hint, cause);
         this.lsn = lsn;
     }
 

@@ -6,7 +6,11 @@ import io.walshadow.heap.DeformedRow;
 import io.walshadow.heap.HeapChange;
 import io.walshadow.heap.HeapTuple;
 import io.walshadow.heap.TupleDeformer;
+import io.walshadow.types.UndecodableColumns;
+import io.walshadow.types.UnsupportedTypeException;
 import io.walshadow.types.ValueDecoder;
+import java.util.IdentityHashMap;
+import java.util.Map;
 
 /**
  * Turns a heap change of a known relation into a {@link RowChange} with typed values: deform with the relation's
@@ -15,9 +19,46 @@ import io.walshadow.types.ValueDecoder;
  */
 public final class RowDecoder {
     private final ValueDecoder values;
+    private final UndecodableColumns undecodable;
+    /** What {@link UndecodableColumns#apply} made of each descriptor (by identity: versions are shared objects). */
+    private final Map<RelationDescriptor, RelationDescriptor> applied = new IdentityHashMap<>();
+    private long valuesSkipped;
+    private long valuesRaw;
 
     public RowDecoder(ValueDecoder values) {
+        this(values, UndecodableColumns.FAIL);
+    }
+
+    /** @param undecodable what to do with columns whose type has no decoder */
+    public RowDecoder(ValueDecoder values, UndecodableColumns undecodable) {
         this.values = values;
+        this.undecodable = undecodable;
+    }
+
+    /** Values of skipped columns (NULL or not) left undecoded ({@code types.undecodable skip}) so far. */
+    public long valuesSkipped() {
+        return valuesSkipped;
+    }
+
+    /** Non-null values of columns written raw ({@code types.undecodable raw}) so far. */
+    public long valuesRaw() {
+        return valuesRaw;
+    }
+
+    /** {@code d} as the undecodable-columns policy shapes it (itself when the policy is to fail). */
+    public synchronized RelationDescriptor shape(RelationDescriptor d) {
+        if (undecodable.failsAll() || d == null) {
+            return d;
+        }
+        RelationDescriptor s = applied.get(d);
+        if (s == null) {
+            if (applied.size() > 4096) {
+                applied.clear(); // old versions, pruned from the history long since
+            }
+            s = undecodable.apply(d, values::supports);
+            applied.put(d, s);
+        }
+        return s;
     }
 
     /** The value decoders this row decoder uses. */
@@ -25,7 +66,8 @@ public final class RowDecoder {
         return values;
     }
 
-    public RowChange decode(HeapChange c, RelationDescriptor d) {
+    public RowChange decode(HeapChange c, RelationDescriptor desc) {
+        RelationDescriptor d = undecodable.failsAll() ? desc : shape(desc); // no lock on the default path
         return switch (c.op()) {
             case INSERT, MULTI_INSERT -> new RowChange(c.lsn(), c.xid(),
                     c.isSpeculative() ? RowChange.Op.SPECULATIVE_INSERT : RowChange.Op.INSERT, c.rel(), d,
@@ -59,12 +101,30 @@ public final class RowDecoder {
                 continue;
             }
             Column col = d.column(attnum);
+            if (io.walshadow.types.Oids.isRaw(col.typeOid())) {
+                valuesRaw++;
+            }
             try {
                 out[attnum - 1] = values.decode(col, row.buffer(attnum), row.datumOffset(attnum), row.datumLength(attnum));
+            } catch (UnsupportedTypeException e) {
+                throw new ColumnDecodeException(c.lsn(), d.qualifiedName(), col.name(), col.typeOid(), e,
+                        " (types.undecodable is fail: set it, or types.undecodable.columns " + d.qualifiedName() + "."
+                                + col.name() + "=skip or =raw, to go on without decoding this column)");
             } catch (RuntimeException e) {
                 throw new ColumnDecodeException(c.lsn(), d.qualifiedName(), col.name(), col.typeOid(), e);
             }
         }
+        if (!undecodable.failsAll()) {
+            countSkipped(row, d);
+        }
         return out;
+    }
+
+    private void countSkipped(DeformedRow row, RelationDescriptor d) {
+        for (Column col : d.columns()) {
+            if (UndecodableColumns.isSkipped(col) && col.attnum() <= row.tupleNatts()) {
+                valuesSkipped++;
+            }
+        }
     }
 }

@@ -92,6 +92,10 @@ final class Builtins {
         range(m, 3908, "tsrange", 'd', Oids.TIMESTAMP);
         range(m, 3910, "tstzrange", 'd', Oids.TIMESTAMPTZ);
         range(m, 3912, "daterange", 'i', Oids.DATE);
+        // a column written raw: a varlena's content (decompressed, detoasted by the TOAST stage), or a fixed-length
+        // datum's bytes as the tuple holds them (length 0: as long as the deformer sliced it)
+        add(m, Oids.RAW_VARLENA, "raw varlena", -1, 'i', textOf(Builtins::hex));
+        add(m, Oids.RAW_FIXED, "raw datum", 0, 'c', textOf(Builtins::hex));
         return m;
     }
 
@@ -107,6 +111,11 @@ final class Builtins {
     /** A type decoded straight to its text form: the value is the String its output function prints. */
     private static TypeCodec textOf(TypeCodec.Decoder decoder) {
         return TypeCodec.of(decoder, (out, v) -> out.append(str(v)));
+    }
+
+    /** {@code \x} and two lower-case hex digits a byte, as bytea_output hex prints. */
+    private static String hex(byte[] b, int o, int l) {
+        return "\\x" + java.util.HexFormat.of().formatHex(b, o, o + l);
     }
 
     private static TypeCodec uint32() {

@@ -53,4 +53,18 @@ public final class Oids {
     public static final int PG_SNAPSHOT = 5038;
     public static final int JSONB = 3802;
     public static final int XID8 = 5069;
+
+    /**
+     * Stand-in type oids of a column the user asked to have written raw ({@code types.undecodable raw}): its on-disk
+     * bytes as {@code \x} hex text. They exist only in the descriptors the job passes on, never in PostgreSQL's
+     * catalog; an oid this high is one a cluster would reach only after handing out four billion others.
+     */
+    public static final int RAW_VARLENA = 0xFFFFFF00;
+    /** As {@link #RAW_VARLENA}, for a fixed-length column: the datum's bytes as stored. */
+    public static final int RAW_FIXED = 0xFFFFFF01;
+
+    /** Whether {@code oid} is one of the raw stand-ins. */
+    public static boolean isRaw(int oid) {
+        return oid == RAW_VARLENA || oid == RAW_FIXED;
+    }
 }

@@ -4,7 +4,7 @@ package io.walshadow.types;
 final class ResolvedType {
     final int oid;
     final String name;
-    /** -1 varlena, -2 cstring, else fixed length. */
+    /** -1 varlena, -2 cstring, 0 a raw datum of the column's length, else fixed length. */
     final int typlen;
     final char typalign;
     final TypeCodec codec;
@@ -50,6 +50,9 @@ final class ResolvedType {
      * (returned as {@link ToastPointer}).
      */
     Object decodeDatum(byte[] b, int off, int size) {
+        if (typlen == 0) {
+            return codec.decode(b, off, size); // a raw fixed-length datum: its length is the column's
+        }
         if (typlen > 0) {
             if (size != typlen) {
                 throw new MalformedDatumException(name + ": expected " + typlen + " bytes, got " + size);

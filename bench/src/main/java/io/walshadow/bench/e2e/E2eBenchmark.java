@@ -49,7 +49,8 @@ import java.util.function.ToDoubleFunction;
  *   --rate TPS           pgbench -R in latency mode, transactions per second in all (default 500)
  *   --ddl-every MS       latency mode: an ALTER TABLE of pgbench_history every MS milliseconds while pgbench runs
  *                        (ADD COLUMN, then DROP COLUMN of the one added before, and so on); the DDL-heavy run prints
- *                        how many ran and, for walshadow, the catalog shadow's size and descriptor versions
+ *                        how many ran and, for walshadow, the catalog shadow's size, descriptor versions and the size of
+ *                        the decoder's catalog state at the last checkpoint
  *   --contenders a,b     which contenders, in first-round order (default: all registered: debezium,walshadow)
  *   --debezium k=v       a Debezium connector/engine setting over the contender's own (repeatable)
  *   --walshadow k=v      a job setting of ours (JobConfig key without the dashes; repeatable), e.g.
@@ -238,6 +239,8 @@ public final class E2eBenchmark {
         int ddls = 0;
         long catalogTuples = -1;
         long catalogVersions = -1;
+        long catalogStateBytes = -1;
+        long catalogStateWriteMs = -1;
         for (int r = -o.warmup(); r < o.rounds; r++) { // r < 0: warm-up
             List<String> order = new ArrayList<>(cs.keySet());
             if (Math.floorMod(r, 2) == 1) {
@@ -270,6 +273,9 @@ public final class E2eBenchmark {
                         if (o.ddlEveryMs > 0 && k instanceof WalshadowContender) { // while the job still runs
                             catalogTuples = io.walshadow.bench.buffer.BenchMetrics.value("catalog_shadow_tuples");
                             catalogVersions = io.walshadow.bench.buffer.BenchMetrics.value("catalog_versions_created");
+                            // as written at the last checkpoint (the decoder's catalog state is written whole)
+                            catalogStateBytes = io.walshadow.bench.buffer.BenchMetrics.value("catalog_state_bytes");
+                            catalogStateWriteMs = io.walshadow.bench.buffer.BenchMetrics.value("catalog_state_write_ms");
                         }
                     } finally {
                         running.close();
@@ -307,7 +313,8 @@ public final class E2eBenchmark {
         if (o.ddlEveryMs > 0) {
             System.out.printf(Locale.ROOT, "DDL-heavy: an ALTER TABLE pgbench_history every %d ms while pgbench ran (%d in"
                     + " the last round); walshadow's catalog shadow at its end: %d catalog tuples, %d descriptor versions"
-                    + " created%n", o.ddlEveryMs, ddls, catalogTuples, catalogVersions);
+                    + " created; catalog state at the last checkpoint %.2f MB, written in %d ms%n", o.ddlEveryMs, ddls,
+                    catalogTuples, catalogVersions, catalogStateBytes / 1e6, catalogStateWriteMs);
         }
         System.out.println("(latency of a change: the wall time the contender captured it at minus its transaction's commit"
                 + " time on the source; PostgreSQL and the benchmark share this machine's clock. Each column is its own"
