@@ -128,7 +128,7 @@ final class SnapshotExport {
     }
 
     /**
-     * Locks the tables by their names as listed; a table dropped or renamed since fails the statement (as does a
+     * Locks the tables by their names as listed; a table (or its schema) dropped or renamed since fails the statement (as does a
      * deadlock with a migration that holds one table and waits for another), which is rolled back to a savepoint,
      * keeping the locks taken before: the next round lists the table again by its current name.
      */
@@ -141,7 +141,9 @@ final class SnapshotExport {
             st.execute("LOCK TABLE " + String.join(", ", names) + " IN ACCESS SHARE MODE");
             locks.releaseSavepoint(sp);
         } catch (SQLException e) {
-            if (!"42P01".equals(e.getSQLState()) && !"40P01".equals(e.getSQLState())) {
+            // 42P01 a table dropped or renamed, 3F000 its schema renamed or dropped, 40P01 a deadlock
+            if (!"42P01".equals(e.getSQLState()) && !"3F000".equals(e.getSQLState())
+                    && !"40P01".equals(e.getSQLState())) {
                 throw e;
             }
             locks.rollback(sp);
