@@ -128,9 +128,9 @@ final class SnapshotExport {
     }
 
     /**
-     * Locks the tables by their names as listed; a table (or its schema) dropped or renamed since fails the statement (as does a
-     * deadlock with a migration that holds one table and waits for another), which is rolled back to a savepoint,
-     * keeping the locks taken before: the next round lists the table again by its current name.
+     * Locks the tables by their names as listed; a table (or its schema) dropped or renamed since fails the
+     * statement (as does a deadlock with a migration that holds one table and waits for another), which is rolled
+     * back to a savepoint, keeping the locks taken before: the next round lists the table again by its current name.
      */
     private static void lock(Connection locks, List<RelationDescriptor> tables) throws SQLException {
         List<String> names = new ArrayList<>();
