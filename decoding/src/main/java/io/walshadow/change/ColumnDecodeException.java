@@ -17,6 +17,11 @@ public final class ColumnDecodeException extends RuntimeException {
         this.lsn = lsn;
     }
 
+    /** The column's type has no decoder (rather than a value that did not decode): the same at every restart. */
+    public boolean noDecoder() {
+        return getCause() instanceof io.walshadow.types.UnsupportedTypeException;
+    }
+
     public long lsn() {
         return lsn;
     }

@@ -61,6 +61,36 @@ public final class RowDecoder {
         return s;
     }
 
+    /**
+     * {@code e} with the descriptors it carries to later stages (a commit's catalog changes and deferred relations)
+     * shaped as {@link #shape(RelationDescriptor)} does, so the sink creates and alters tables with the columns the
+     * rows have; {@code e} itself when nothing changes.
+     */
+    public BufferEvent shape(BufferEvent e) {
+        if (undecodable.failsAll()) {
+            return e;
+        }
+        java.util.Map<io.walshadow.wal.RelFileLocator, RelationDescriptor> deferred = e.deferredDescriptors();
+        if (!deferred.isEmpty()) {
+            java.util.Map<io.walshadow.wal.RelFileLocator, RelationDescriptor> shaped = new java.util.HashMap<>();
+            deferred.forEach((k, v) -> shaped.put(k, shape(v)));
+            deferred = shaped;
+        }
+        ChangeEvent ev = e.event();
+        if (ev instanceof XactEvent x && !x.catalogChanges().isEmpty()) {
+            java.util.List<io.walshadow.catalog.CatalogChange> changes = new java.util.ArrayList<>();
+            for (io.walshadow.catalog.CatalogChange c : x.catalogChanges()) {
+                changes.add(new io.walshadow.catalog.CatalogChange(c.relOid(), shape(c.before()), shape(c.after()),
+                        c.ambiguity(), c.closedAs()));
+            }
+            ev = new XactEvent(x.xact(), changes, x.markerLsn());
+        }
+        if (ev == e.event() && deferred == e.deferredDescriptors()) {
+            return e;
+        }
+        return new BufferEvent(e.topXid(), e.commitSeq(), e.fullXid(), ev, deferred, e.types());
+    }
+
     /** The value decoders this row decoder uses. */
     public ValueDecoder values() {
         return values;

@@ -29,7 +29,7 @@ public record JobConfig(PgConnectionConfig pg, WalSourceOptions source, String i
                         Set<String> preparedDrop, ClickHouseSinkOptions clickhouse, long bufferHeapBytes,
                         long bufferHeapFamilyBytes, ToastResolver.Mode toastMode, long toastValueMaxBytes,
                         long toastFetchBatchBytes, ToastResolver.Missing toastMissing, SnapshotOptions snapshot, boolean allowUnmatchedInclude,
-                        boolean resetClickHouse) {
+                        boolean resetClickHouse, io.walshadow.types.UndecodableColumns undecodable) {
 
     public static final String PG_PASSWORD_ENV = "WALSHADOW_PG_PASSWORD";
     public static final String CH_PASSWORD_ENV = "WALSHADOW_CH_PASSWORD";
@@ -98,7 +98,9 @@ public record JobConfig(PgConnectionConfig pg, WalSourceOptions source, String i
                 nonNegative(p, JobOptions.XACT_BUFFER_HEAP_BYTES),
                 nonNegative(p, JobOptions.XACT_BUFFER_HEAP_FAMILY_BYTES),
                 toastMode, toastMax, positive(p, JobOptions.TOAST_FETCH_BATCH_BYTES),
-                toastMissing(p), snapshot(p), bool(p, JobOptions.TABLES_ALLOW_UNMATCHED), bool(p, JobOptions.CLICKHOUSE_RESET));
+                toastMissing(p), snapshot(p), bool(p, JobOptions.TABLES_ALLOW_UNMATCHED), bool(p, JobOptions.CLICKHOUSE_RESET),
+                io.walshadow.types.UndecodableColumns.parse(string(p, JobOptions.TYPES_UNDECODABLE),
+                        string(p, JobOptions.TYPES_UNDECODABLE_COLUMNS)));
     }
 
     private static boolean bool(ParameterTool p, String key, boolean dflt) {

@@ -89,6 +89,12 @@ public final class JobOptions {
     public static final ConfigOption<Long> TOAST_FETCH_BATCH_BYTES = ConfigOptions.key("toast.fetch.batch.bytes").longType()
             .defaultValue(64L << 20)
             .withDescription("raw bytes of values that rows waiting for one batched mirror fetch may need (with at most 1000 rows); the fetched values are on the heap until those rows move on");
+    public static final ConfigOption<String> TYPES_UNDECODABLE = ConfigOptions.key("types.undecodable").stringType()
+            .defaultValue("fail")
+            .withDescription("a column whose type has no decoder (an extension's type, say; `docs/clickhouse-types.md`): `fail` stops the job at start-up naming the table, column and type; `skip` leaves the column out of the destination (counter `values_skipped`); `raw` writes its on-disk bytes as `\\x` hex text to a `Nullable(String)` column (counter `values_raw`); a column of the row's key is never left out (`skip` writes it raw)");
+    public static final ConfigOption<String> TYPES_UNDECODABLE_COLUMNS = ConfigOptions.key("types.undecodable.columns").stringType()
+            .noDefaultValue()
+            .withDescription("per-column exceptions to `types.undecodable`: comma-separated `schema.table.column=fail|skip|raw`, globs (`*`, `?`) in each part, `\\` escaping a dot, comma, equals sign or star in a name; the first entry that matches wins");
     public static final ConfigOption<String> SNAPSHOT_MODE = ConfigOptions.key("snapshot.mode").stringType()
             .defaultValue("initial")
             .withDescription("`initial`: on the job's first start, and for tables a restored job's filter newly includes, copy the existing rows and seed their TOAST mirrors (see `docs/architecture.md`, Initial snapshot); `never`: replicate from the WAL only");
@@ -143,7 +149,7 @@ public final class JobOptions {
             TABLES_INCLUDE, TABLES_ALLOW_UNMATCHED, TABLES_EXCLUDE, SLOT, SLOT_CREATE, STATUS_INTERVAL_MS,
             FETCH_MAX_RECORDS, CHECKPOINT_INTERVAL, CHECKPOINT_DIR, PROGRESS_INTERVAL, XACT_PREPARED_DROP,
             XACT_BUFFER_HEAP_BYTES, XACT_BUFFER_HEAP_FAMILY_BYTES, TOAST_MODE, TOAST_MISSING,
-            TOAST_VALUE_MAX_BYTES, TOAST_FETCH_BATCH_BYTES, SNAPSHOT_MODE, SNAPSHOT_PARALLELISM,
+            TOAST_VALUE_MAX_BYTES, TOAST_FETCH_BATCH_BYTES, TYPES_UNDECODABLE, TYPES_UNDECODABLE_COLUMNS, SNAPSHOT_MODE, SNAPSHOT_PARALLELISM,
             SNAPSHOT_CHUNK_PAGES, SNAPSHOT_FETCH_ROWS, CLICKHOUSE_URL, CLICKHOUSE_USER,
             CLICKHOUSE_PASSWORD_FILE, CLICKHOUSE_DATABASE, CLICKHOUSE_SSLROOTCERT, CLICKHOUSE_SINK_ID,
             CLICKHOUSE_ON_DROP, CLICKHOUSE_FLUSH_BYTES, CLICKHOUSE_UNWRITABLE, CLICKHOUSE_RESET,
@@ -160,6 +166,7 @@ public final class JobOptions {
             Map.entry(TABLES_EXCLUDE, "none"),
             Map.entry(CHECKPOINT_DIR, "cluster default"),
             Map.entry(XACT_PREPARED_DROP, "none"),
+            Map.entry(TYPES_UNDECODABLE_COLUMNS, "none"),
             Map.entry(CLICKHOUSE_URL, "required"),
             Map.entry(CLICKHOUSE_PASSWORD_FILE, "unset"),
             Map.entry(CLICKHOUSE_DATABASE, "`pg.database`"),

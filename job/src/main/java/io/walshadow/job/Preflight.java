@@ -73,6 +73,7 @@ final class Preflight {
             if (!config.allowUnmatchedInclude()) {
                 unmatchedIncludes(c, config);
             }
+            undecodableColumns(c, config);
         } catch (SQLException e) {
             String hint = String.valueOf(e.getMessage()).contains("SSL") ? " (pg.sslmode defaults to verify-full:"
                     + " give the server a certificate the JVM or --pg.sslrootcert trusts, or choose another"
@@ -96,6 +97,55 @@ final class Preflight {
     private static String where(JobConfig config) {
         return config.pg().host() + ":" + config.pg().port() + "/" + config.pg().database() + " (user "
                 + config.pg().user() + ")";
+    }
+
+    /**
+     * Lists each column of an included table whose type has no decoder, with what {@code types.undecodable} does
+     * with it (one line each); a column whose action is {@code fail} stops the job here, before the first row of
+     * its table would, naming every such column and the settings.
+     */
+    private static void undecodableColumns(Connection c, JobConfig config) throws SQLException {
+        CatalogFilter filter = CatalogFilter.parse(config.include(), config.exclude());
+        io.walshadow.types.ValueDecoder values = new io.walshadow.types.ValueDecoder(
+                io.walshadow.types.SqlTypeCatalog.load(c));
+        List<String> failing = new ArrayList<>();
+        try (Statement st = c.createStatement();
+             ResultSet rs = st.executeQuery("SELECT n.nspname, k.relname, a.attname, a.atttypid,"
+                     + " format_type(a.atttypid, a.atttypmod), EXISTS (SELECT 1 FROM pg_index i WHERE i.indrelid = k.oid"
+                     + " AND a.attnum = ANY (i.indkey) AND CASE k.relreplident WHEN 'i' THEN i.indisreplident"
+                     + " WHEN 'd' THEN i.indisprimary ELSE false END) OR k.relreplident = 'f'"
+                     + " FROM pg_attribute a JOIN pg_class k ON k.oid = a.attrelid"
+                     + " JOIN pg_namespace n ON n.oid = k.relnamespace"
+                     + " WHERE k.relkind IN ('r', 'p') AND a.attnum > 0 AND NOT a.attisdropped"
+                     + " ORDER BY 1, 2, a.attnum")) {
+            while (rs.next()) {
+                String schema = rs.getString(1);
+                String table = rs.getString(2);
+                if (!filter.includes(schema, table) || values.supports(rs.getInt(4))) {
+                    continue;
+                }
+                String column = schema + "." + table + "." + rs.getString(3) + " (" + rs.getString(5) + ")";
+                io.walshadow.types.UndecodableColumns.Action a = config.undecodable().actionFor(schema, table,
+                        rs.getString(3));
+                if (a == io.walshadow.types.UndecodableColumns.Action.FAIL) {
+                    failing.add(column);
+                } else if (a == io.walshadow.types.UndecodableColumns.Action.SKIP && rs.getBoolean(6)) {
+                    LOG.warn("column {} has no decoder: written raw (types.undecodable skip, but it is part of the"
+                            + " row's key)", column);
+                } else {
+                    LOG.warn("column {} has no decoder: {} (types.undecodable)", column, a == io.walshadow.types
+                            .UndecodableColumns.Action.SKIP ? "left out of the destination" : "written as \\x hex");
+                }
+            }
+        }
+        if (!failing.isEmpty()) {
+            throw new PreflightException("no decoder for the type of column" + (failing.size() == 1 ? " " : "s ")
+                    + String.join(", ", failing.subList(0, Math.min(10, failing.size())))
+                    + (failing.size() > 10 ? " and " + (failing.size() - 10) + " more" : "") + ", and types.undecodable"
+                    + " is fail: pass --types.undecodable skip (leave such columns out) or raw (their on-disk bytes as"
+                    + " hex), or name them in --types.undecodable.columns (schema.table.column=skip|raw), or exclude"
+                    + " their tables (docs/clickhouse-types.md lists the types with a decoder)", null);
+        }
     }
 
     /** Each include pattern must name at least one existing table (else a typo replicates nothing, silently). */

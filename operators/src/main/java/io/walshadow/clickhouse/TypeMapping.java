@@ -49,6 +49,7 @@ public final class TypeMapping {
             case Oids.INET: case Oids.CIDR: case Oids.MACADDR: case Oids.MACADDR8:
             case Oids.INTERVAL: case Oids.MONEY: case Oids.TIME: case Oids.TIMETZ:
             case Oids.BIT: case Oids.VARBIT:
+            case Oids.RAW_VARLENA: case Oids.RAW_FIXED: // types.undecodable raw: \x hex of the on-disk bytes
                 return "String";
             default:
                 break;

@@ -21,6 +21,7 @@ import io.walshadow.change.XactEvent;
 import io.walshadow.pg.PgConnectionConfig;
 import io.walshadow.snapshot.StartPoint;
 import io.walshadow.types.SqlTypeCatalog;
+import io.walshadow.types.UndecodableColumns;
 import io.walshadow.types.ValueDecoder;
 import io.walshadow.wal.Lsn;
 import io.walshadow.wal.RelFileLocator;
@@ -76,6 +77,8 @@ public final class WalDecoderFunction extends ProcessFunction<XLogRecord, Buffer
     private final StartPoint start;
     /** The catalog bootstrap of a new job (gzipped shadow), null when the job is restored from state. */
     private final byte[] catalogBootstrap;
+    /** What to do with columns whose type has no decoder ({@code types.undecodable}). */
+    private UndecodableColumns undecodable = UndecodableColumns.FAIL;
 
     private transient ListState<byte[]> state;
     private transient DescriptorHistory restoredHistory;
@@ -123,6 +126,12 @@ public final class WalDecoderFunction extends ProcessFunction<XLogRecord, Buffer
         this.include = include == null ? "" : include;
         this.exclude = exclude == null ? "" : exclude;
         CatalogFilter.parse(this.include, this.exclude); // fail at submission on a malformed pattern
+    }
+
+    /** This decoder with the policy for columns whose type has no decoder (default: fail). */
+    public WalDecoderFunction withUndecodable(UndecodableColumns policy) {
+        this.undecodable = policy;
+        return this;
     }
 
     @Override
@@ -244,12 +253,26 @@ public final class WalDecoderFunction extends ProcessFunction<XLogRecord, Buffer
         if (shadow != null) {
             ShadowTypes types = new ShadowTypes(shadow);
             typesVersion = types.version();
-            return new RowDecoder(new ValueDecoder(types));
+            return countedRowDecoder(new ValueDecoder(types));
         }
         try (Connection c = pg.openSql()) {
-            return new RowDecoder(new ValueDecoder(SqlTypeCatalog.load(c)));
+            return countedRowDecoder(new ValueDecoder(SqlTypeCatalog.load(c)));
         }
     }
+
+    /** A new row decoder; the counts of the one it replaces carry over (the gauges show the sum since start). */
+    private RowDecoder countedRowDecoder(ValueDecoder values) {
+        if (rows != null) {
+            skippedBefore += rows.valuesSkipped();
+            rawBefore += rows.valuesRaw();
+        }
+        rows = new RowDecoder(values, undecodable);
+        return rows;
+    }
+
+    private transient RowDecoder rows;
+    private transient long skippedBefore;
+    private transient long rawBefore;
 
     private transient volatile long commitLagMs = -1;
     /** Size and write time of the decoder's state at the last checkpoint (-1 before the first). */
@@ -277,6 +300,9 @@ public final class WalDecoderFunction extends ProcessFunction<XLogRecord, Buffer
         // Seconds behind the source: how old the newest commit was when the decoder reached it (does not grow while
         // the source is idle; the source's lag_bytes tells an idle stream from a stalled one).
         group.gauge("commit_lag_ms", () -> commitLagMs);
+        // values of columns without a decoder left out or written as hex (types.undecodable skip / raw)
+        group.gauge("values_skipped", () -> skippedBefore + (rows == null ? 0 : rows.valuesSkipped()));
+        group.gauge("values_raw", () -> rawBefore + (rows == null ? 0 : rows.valuesRaw()));
         // the catalog shadow and history are written whole at each checkpoint: what that costs
         group.gauge("catalog_state_bytes", () -> stateBytes);
         group.gauge("catalog_state_write_ms", () -> stateWriteMs);
@@ -292,8 +318,13 @@ public final class WalDecoderFunction extends ProcessFunction<XLogRecord, Buffer
         } catch (ColumnDecodeException | CatalogAheadException e) {
             // Fail closed: the job restarts from its checkpoint and meets the same record again; the counters
             // show how often that happened.
-            if (e instanceof ColumnDecodeException) {
+            if (e instanceof ColumnDecodeException c) {
                 columnErrors.inc();
+                if (c.noDecoder()) {
+                    // the policy says stop, and a restart meets the same value again: stop now, in one line
+                    LOG.error("walshadow: {}", c.getMessage());
+                    throw new org.apache.flink.runtime.execution.SuppressRestartsException(c);
+                }
             } else {
                 catalogAheadFailures.inc();
             }
@@ -316,7 +347,8 @@ public final class WalDecoderFunction extends ProcessFunction<XLogRecord, Buffer
                 // New enum labels, composite or domain types may come with the change: decode with current types.
                 decoder.replaceRowDecoder(rowDecoder());
             }
-            out.collect(e);
+            // the commit's descriptors as the policy shapes them, with the types as of the commit (replaced above)
+            out.collect(undecodable.failsAll() ? e : rows.shape(e));
         }
     }
 

@@ -34,7 +34,8 @@ final class SnapshotRows {
         List<Integer> pos = new ArrayList<>();
         List<String> select = new ArrayList<>();
         for (Column c : descriptor.columns()) {
-            if (!c.dropped()) {
+            // a column written raw (types.undecodable) is left NULL: SQL gives its text, not its on-disk bytes
+            if (!c.dropped() && !io.walshadow.types.Oids.isRaw(c.typeOid())) {
                 pos.add(c.attnum() - 1);
                 select.add(quoteIdent(names.getOrDefault(c.attnum(), c.name())));
             }
@@ -45,6 +46,11 @@ final class SnapshotRows {
             parsers[i] = values.parser(descriptor.columns().get(positions[i]).typeOid());
         }
         selectList = String.join(", ", select);
+    }
+
+    /** Whether the copy leaves a column out that WAL rows carry (one written raw): its rows hold NULL there. */
+    boolean leavesRawColumnsNull() {
+        return descriptor.columns().stream().anyMatch(c -> !c.dropped() && io.walshadow.types.Oids.isRaw(c.typeOid()));
     }
 
     /** The chunk query's select list (quoted column names). */

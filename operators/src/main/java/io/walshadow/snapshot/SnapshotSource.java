@@ -32,6 +32,7 @@ public final class SnapshotSource implements Source<BufferEvent, SnapshotSplit, 
     private final SnapshotOptions options;
     private final ClickHouseSinkOptions mirrors;
     private final ClickHouseSinkOptions sink;
+    private io.walshadow.types.UndecodableColumns undecodable = io.walshadow.types.UndecodableColumns.FAIL;
 
     /**
      * @param sink the sink's ClickHouse (null: none); its TOAST mirrors, when it keeps them, are seeded first, and a
@@ -49,6 +50,12 @@ public final class SnapshotSource implements Source<BufferEvent, SnapshotSplit, 
         CatalogFilter.parse(this.include, this.exclude);
     }
 
+    /** This source with the policy for columns whose type has no decoder (as the WAL decoder's). */
+    public SnapshotSource withUndecodable(io.walshadow.types.UndecodableColumns policy) {
+        this.undecodable = policy;
+        return this;
+    }
+
     /** The sink's settings when it keeps TOAST mirrors (which the snapshot seeds), else null. */
     static ClickHouseSinkOptions mirrorsOf(ClickHouseSinkOptions sink) {
         return sink != null && sink.toastMirrors() ? sink : null;
@@ -63,7 +70,8 @@ public final class SnapshotSource implements Source<BufferEvent, SnapshotSplit, 
     public SourceReader<BufferEvent, SnapshotSplit> createReader(SourceReaderContext context) {
         SnapshotName name = new SnapshotName();
         CatalogFilter filter = CatalogFilter.parse(include, exclude);
-        return new SnapshotSourceReader(() -> new SnapshotSplitReader(pg, filter, options.fetchRows(), name, mirrors),
+        return new SnapshotSourceReader(() -> new SnapshotSplitReader(pg, filter, options.fetchRows(), name, mirrors,
+                undecodable),
                 name, context);
     }
 

@@ -42,9 +42,13 @@ final class SnapshotSplitReader implements SplitReader<BufferEvent, SnapshotSpli
 
     /** Seeds the TOAST mirrors (null: no mirrors, no TOAST chunks planned). */
     private final ToastSeeder seeder;
+    private final io.walshadow.types.UndecodableColumns undecodable;
+    /** Shapes descriptors as the WAL decoder does (types.undecodable), with the snapshot's types. */
+    private io.walshadow.change.RowDecoder shaper;
 
     SnapshotSplitReader(PgConnectionConfig pg, CatalogFilter filter, int fetchRows, SnapshotName name,
-                        ClickHouseSinkOptions clickhouse) {
+                        ClickHouseSinkOptions clickhouse, io.walshadow.types.UndecodableColumns undecodable) {
+        this.undecodable = undecodable;
         this.pg = pg;
         this.filter = filter;
         this.seeder = clickhouse == null ? null : new ToastSeeder(clickhouse);
@@ -99,8 +103,13 @@ final class SnapshotSplitReader implements SplitReader<BufferEvent, SnapshotSpli
                 io.walshadow.clickhouse.Faults.at("snapshot.chunk.locked"); // a test slows the copy here
                 // columns by attnum under their names now: added ones are not in the plan (the destination gives the
                 // rows their missing value), dropped ones cannot be read (the destination drops them too)
-                rows = new SnapshotRows(now.readable(current.descriptor()), current.version(), values,
-                        now.liveColumns());
+                rows = new SnapshotRows(shaper.shape(now.readable(current.descriptor())), current.version(),
+                        values, now.liveColumns());
+                if (rows.leavesRawColumnsNull() && current.fromBlock() == 0) {
+                    LOG.warn("initial snapshot of {}: the columns types.undecodable writes raw are NULL in the copied"
+                            + " rows (the copy reads text, not on-disk bytes); rows the WAL carries have them",
+                            current.descriptor().qualifiedName());
+                }
                 TidRange range = new TidRange(current.fromBlock(), current.toBlock());
                 cursor = reader.cursor(now.name(), rows.selectList(), range,
                         current.resumeBlock(), current.resumeOffset(), fetchRows);
@@ -111,7 +120,7 @@ final class SnapshotSplitReader implements SplitReader<BufferEvent, SnapshotSpli
                 SnapshotChunkReader.Row r = cursor.next();
                 if (r == null) {
                     if (current.fromBlock() == 0 && current.rowsDone() == 0 && emitted == 0) {
-                        out.add(splitId, BufferEvent.snapshotTable(current.descriptor())); // created though empty
+                        out.add(splitId, BufferEvent.snapshotTable(shaper.shape(current.descriptor()))); // created though empty
                     }
                     cursor.close();
                     cursor = null;
@@ -176,7 +185,9 @@ final class SnapshotSplitReader implements SplitReader<BufferEvent, SnapshotSpli
     private void reconnect(String id) throws SQLException {
         closeReader();
         reader = SnapshotChunkReader.open(pg, id, TextValues.SESSION_SETTINGS);
-        values = new TextValues(SqlTypeCatalog.load(reader.connection()));
+        io.walshadow.catalog.TypeCatalog types = SqlTypeCatalog.load(reader.connection());
+        values = new TextValues(types);
+        shaper = new io.walshadow.change.RowDecoder(new io.walshadow.types.ValueDecoder(types), undecodable);
         LOG.info("snapshot reader imported snapshot {}", id);
     }
 

@@ -32,7 +32,7 @@ public final class TestMetricReporter implements MetricReporter, MetricReporterF
     @Override
     public void notifyOfAddedMetric(Metric metric, String name, MetricGroup group) {
         String id = group.getMetricIdentifier(name);
-        if (id.contains("xact_buffer") || id.contains(".toast.") || id.contains(".wal.") || id.contains(".snapshot.") || id.contains(".decoder.catalog_")
+        if (id.contains("xact_buffer") || id.contains(".toast.") || id.contains(".wal.") || id.contains(".snapshot.") || id.contains(".decoder.catalog_") || id.contains(".decoder.values_")
                 || id.contains(".clickhouse_sink.") || id.endsWith(".numRestarts")
                 || id.endsWith("commit_lag_ms") || id.endsWith("_per_second") || id.endsWith("snapshot_rows_superseded")) {
             METRICS.put(name, metric);

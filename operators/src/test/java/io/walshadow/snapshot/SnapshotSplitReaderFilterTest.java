@@ -34,7 +34,7 @@ class SnapshotSplitReaderFilterTest {
         SnapshotName name = new SnapshotName();
         name.set("00000003-0000001B-1");
         try (SnapshotSplitReader r = new SnapshotSplitReader(NOWHERE, CatalogFilter.parse("public.kept", null), 100,
-                name, null)) {
+                name, null, io.walshadow.types.UndecodableColumns.FAIL)) {
             SnapshotSplit gone = chunkOf("dropped_from_filter");
             r.handleSplitsChanges(new SplitsAddition<>(List.of(gone)));
             RecordsWithSplitIds<BufferEvent> out = r.fetch();
