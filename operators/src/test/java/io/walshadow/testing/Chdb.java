@@ -1,5 +1,6 @@
 package io.walshadow.testing;
 
+import org.apache.flink.util.FileUtils;
 import io.walshadow.clickhouse.ClickHouseConnection;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -9,12 +10,10 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Base64;
-import java.util.Comparator;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import java.util.stream.Stream;
 
 /**
  * A modern ClickHouse engine (chDB 26.x, in-process in node) for tests of the SQL that only newer servers run: the
@@ -114,7 +113,9 @@ public final class Chdb {
             Thread.currentThread().interrupt();
             throw new IllegalStateException("interrupted", e);
         } finally {
-            deleteTree(work);
+            if (work != null) {
+                FileUtils.deleteDirectoryQuietly(work.toFile()); // best effort
+            }
         }
     }
 
@@ -199,16 +200,5 @@ public final class Chdb {
         String s = sql.strip();
         int nl = s.indexOf('\n');
         return nl < 0 ? s : s.substring(0, nl);
-    }
-
-    private static void deleteTree(Path dir) {
-        if (dir == null) {
-            return;
-        }
-        try (Stream<Path> paths = Files.walk(dir)) {
-            paths.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
-        } catch (IOException e) {
-            // best effort: a leftover temp dir must not hide the test's own outcome
-        }
     }
 }

@@ -1,5 +1,6 @@
 package io.walshadow.testing;
 
+import org.apache.flink.util.FileUtils;
 import static io.walshadow.clickhouse.DestinationSchema.quote;
 
 import io.walshadow.clickhouse.ClickHouseConnection;
@@ -17,13 +18,11 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import java.util.stream.Stream;
 
 /**
  * One long-lived chDB session (a modern ClickHouse engine, in a node process running {@code deploy/local/chdb-run.mjs
@@ -188,11 +187,8 @@ public final class ChdbSession implements ClickHouseSql, AutoCloseable {
             Thread.currentThread().interrupt();
             process.destroyForcibly();
         } finally {
-            try (Stream<Path> paths = Files.walk(work)) {
-                paths.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
-            } catch (IOException e) {
-                // best effort: a leftover temp dir must not hide the test's own outcome
-            }
+            // best effort: a leftover temp dir must not hide the test's own outcome
+            FileUtils.deleteDirectoryQuietly(work.toFile());
         }
     }
 }

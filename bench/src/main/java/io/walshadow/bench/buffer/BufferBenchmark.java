@@ -1,5 +1,6 @@
 package io.walshadow.bench.buffer;
 
+import org.apache.flink.util.FileUtils;
 import io.walshadow.bench.e2e.HeapWatch;
 import io.walshadow.bench.e2e.Source;
 import io.walshadow.job.JobConfig;
@@ -295,7 +296,7 @@ public final class BufferBenchmark {
             try (Connection c = connect()) {
                 LocalPg.exec(c, "DROP TABLE IF EXISTS " + LARGE_TABLE);
             }
-            deleteTree(dir);
+            FileUtils.deleteDirectory(dir.toFile());
         }
     }
 
@@ -421,7 +422,7 @@ public final class BufferBenchmark {
             try (Connection admin = LocalPg.connect()) {
                 Source.dropSlot(admin, SLOT);
             }
-            deleteTree(dir);
+            FileUtils.deleteDirectory(dir.toFile());
         }
     }
 
@@ -586,17 +587,6 @@ public final class BufferBenchmark {
         if (LocalPg.queryString(admin, "SELECT 1 FROM pg_database WHERE datname = '" + DB + "'") != null) {
             log("dropping database " + DB + " left over by an earlier run");
             LocalPg.exec(admin, "DROP DATABASE " + DB);
-        }
-    }
-
-    private static void deleteTree(Path dir) throws IOException {
-        if (dir == null || !Files.exists(dir)) {
-            return;
-        }
-        try (Stream<Path> s = Files.walk(dir)) {
-            for (Path p : s.sorted(Comparator.reverseOrder()).toList()) {
-                Files.deleteIfExists(p);
-            }
         }
     }
 

@@ -1,5 +1,6 @@
 package io.walshadow.bench.e2e;
 
+import org.apache.flink.util.FileUtils;
 import io.walshadow.bench.buffer.BenchMetrics;
 import io.walshadow.clickhouse.ClickHouseConnection;
 import io.walshadow.clickhouse.SinkTables;
@@ -13,13 +14,11 @@ import java.nio.file.Path;
 import java.sql.Connection;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
-import java.util.stream.Stream;
 import org.apache.flink.api.common.JobStatus;
 import org.apache.flink.configuration.CheckpointingOptions;
 import org.apache.flink.configuration.Configuration;
@@ -353,7 +352,7 @@ public final class WalshadowContender implements Contender {
                     last = Math.max(last, Long.parseLong(m));
                 }
             }
-            deleteTree(checkpoints);
+            FileUtils.deleteDirectory(checkpoints.toFile());
             return new Resume(sp, db, last);
         }
 
@@ -372,7 +371,7 @@ public final class WalshadowContender implements Contender {
             }
             dropChDatabase(db);
             resetSlot();
-            deleteTree(checkpoints);
+            FileUtils.deleteDirectory(checkpoints.toFile());
         }
     }
 
@@ -490,7 +489,7 @@ public final class WalshadowContender implements Contender {
         cleanupSlots();
         dropChDatabases();
         if (work != null) {
-            deleteTree(work);
+            FileUtils.deleteDirectory(work.toFile());
             work = null;
         }
         savepoint = null;
@@ -577,16 +576,5 @@ public final class WalshadowContender implements Contender {
     public static ClickHouseConnection adminConnection() {
         return new ClickHouseConnection(LocalCh.url(), LocalCh.user(), LocalCh.password(),
                 "default");
-    }
-
-    private static void deleteTree(Path dir) throws IOException {
-        if (!Files.exists(dir)) {
-            return;
-        }
-        try (Stream<Path> s = Files.walk(dir)) {
-            for (Path p : s.sorted(Comparator.reverseOrder()).toList()) {
-                Files.deleteIfExists(p);
-            }
-        }
     }
 }
