@@ -23,8 +23,12 @@ import org.junit.jupiter.api.Test;
  * Faults a production pipeline meets, each injected five times at a random moment while a pgbench-like workload
  * with TOAST-sized values runs: the walsender killed, PostgreSQL crashed ({@code -m immediate}, transactions cut
  * off mid-way), ClickHouse killed ({@code SIGKILL}, commits cut off mid-way), ClickHouse frozen ({@code SIGSTOP})
- * for longer than {@code wal_sender_timeout} (3 s here). The job restarts from its checkpoints after the first three
- * and rides out the stall without a restart (keepalives go on while the sink is stuck); at the end every table equals
+ * for longer than {@code wal_sender_timeout} (3 s here) but shorter than the job's statement timeout (10 s here), and
+ * ClickHouse frozen past the statement timeout, so that the client gives up on statements the server then goes on
+ * to run. The job restarts from its checkpoints after the first three, rides out the short stall without a restart
+ * (keepalives go on while the sink is stuck), and after the long one either retries (a commit step, which a late
+ * copy cannot change) or gives up the writer's attempt (a staging INSERT, whose late rows must not be counted); at
+ * the end every table equals
  * PostgreSQL's (nothing lost, nothing duplicated in the live views, no phantom row) and each commit is in the commit
  * log once. Prints the table of faults and outcomes. The faults that end the job by design (a staged partition
  * lost, the slot invalidated, a fresh start into a used sink id) and those that need the server set up apart (the
@@ -37,6 +41,11 @@ class FaultSuiteEndToEndIT {
     static final String STALL = "ClickHouse stalled 8 s";
     /** A SIGSTOP this long outlasts wal_sender_timeout more than twice over. */
     static final int STALL_SECONDS = 8;
+    static final String CLIENT_TIMEOUT = "client timeout (12 s stall)";
+    /** The job's clickhouse.statement.timeout in this suite (the server gives up a second sooner); above STALL. */
+    static final int STATEMENT_TIMEOUT_SECONDS = 10;
+    /** Past the statement timeout, so a statement in flight times out on the client and is retried. */
+    static final int CLIENT_TIMEOUT_STALL_SECONDS = STATEMENT_TIMEOUT_SECONDS + 2;
 
     @Test
     void eachFaultFiveTimesAtRandomMomentsEndsEqualToPostgres() throws Exception {
@@ -50,7 +59,8 @@ class FaultSuiteEndToEndIT {
             LocalPg.exec(e.pg, "ALTER SYSTEM SET wal_sender_timeout = '3s'", "SELECT pg_reload_conf()");
             io.walshadow.buffer.TestMetricReporter.METRICS.clear();
             // status every second, as 10 s is to the default 60 s wal_sender_timeout
-            e.start(e.config("--checkpoint.interval", "1s", "--status.interval.ms", "1000"), null, 10_000);
+            e.start(e.config("--checkpoint.interval", "1s", "--status.interval.ms", "1000",
+                    "--clickhouse.statement.timeout", STATEMENT_TIMEOUT_SECONDS + "s"), null, 10_000);
             e.awaitCaughtUp(Duration.ofMinutes(2));
             AtomicBoolean stop = new AtomicBoolean();
             AtomicLong committed = new AtomicLong();
@@ -62,7 +72,8 @@ class FaultSuiteEndToEndIT {
             Map<String, Long> retried = new LinkedHashMap<>();
             List<String> faults = new ArrayList<>();
             for (int r = 0; r < ROUNDS; r++) {
-                faults.addAll(List.of("walsender killed", "PostgreSQL crashed", "ClickHouse killed", STALL));
+                faults.addAll(List.of("walsender killed", "PostgreSQL crashed", "ClickHouse killed", STALL,
+                        CLIENT_TIMEOUT));
             }
             Collections.shuffle(faults, rnd);
             try {
@@ -110,6 +121,8 @@ class FaultSuiteEndToEndIT {
             }
             assertTrue(restarts.get(STALL) == 0, "a stall longer than wal_sender_timeout restarts nothing: "
                     + restarts);
+            assertTrue(restarts.get(CLIENT_TIMEOUT) + retried.get(CLIENT_TIMEOUT) > 0, "the client timed out at"
+                    + " least once in " + ROUNDS + " rounds: restarts " + restarts + ", retries " + retried);
             assertTrue(committed.get() > 100, "the workload ran: " + committed.get());
         }
     }
@@ -125,6 +138,7 @@ class FaultSuiteEndToEndIT {
             case "PostgreSQL crashed" -> E2e.stack("pg-crash");
             case "ClickHouse killed" -> E2e.stack("ch-crash");
             case STALL -> E2e.stack("ch-stall", String.valueOf(STALL_SECONDS));
+            case CLIENT_TIMEOUT -> E2e.stack("ch-stall", String.valueOf(CLIENT_TIMEOUT_STALL_SECONDS));
             default -> throw new IllegalArgumentException(fault);
         }
     }

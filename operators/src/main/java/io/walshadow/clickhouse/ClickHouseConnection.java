@@ -83,6 +83,9 @@ public final class ClickHouseConnection implements ClickHouseSql, AutoCloseable 
                 .setUsername(user)
                 .setPassword(Objects.requireNonNull(password, "password"))
                 .setDefaultDatabase(database)
+                // requests run on the calling thread (no async mode), so the futures' get(timeout) below never
+                // fires: the socket's read timeout is what ends a statement the server does not answer
+                .setSocketTimeout(timeoutSeconds, java.time.temporal.ChronoUnit.SECONDS)
                 .compressServerResponse(false);
         if (rootCertificate != null && !rootCertificate.isBlank()) {
             b.setRootCertificate(rootCertificate);

@@ -66,6 +66,19 @@ public final class ClickHouseException extends RuntimeException {
         return serverCode;
     }
 
+    /**
+     * Whether the client gave up waiting (clickhouse.statement.timeout) on a server that took the statement: unlike a
+     * refused or reset connection, the server may still run it and apply it after the client has moved on.
+     */
+    public boolean timedOut() {
+        for (Throwable t = getCause(); t != null; t = t.getCause()) {
+            if (t instanceof java.net.SocketTimeoutException || t instanceof java.util.concurrent.TimeoutException) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     /** Whether retrying may succeed: no server answer at all, or a transient server error. */
     public boolean retryable() {
         return serverCode == 0 || TRANSIENT_CODES.contains(serverCode);

@@ -632,7 +632,8 @@ final class ClickHouseSinkWriter implements CommittingSinkWriter<Drained, SinkBa
      * the part and was killed before answering), so before trying again the staging partition's count for this
      * attempt says which: the rows staged before plus this buffer's, it landed; only those before, it did not;
      * anything else, the partition was changed under the writer (a restart stages the batch anew, as a new attempt).
-     * The buffer goes in one block (one part), so a try lands whole or not at all.
+     * The buffer goes in one block (one part), so a try lands whole or not at all. A try that timed out on a live
+     * server is not retried: it may land after any count.
      */
     private void insert(String stage, RowBinaryBuffer b) throws InterruptedException {
         Faults.at("writer.flush");
@@ -657,7 +658,21 @@ final class ClickHouseSinkWriter implements CommittingSinkWriter<Drained, SinkBa
                 }
             }
             tried[0] = true;
-            long written = ch.insertRowBinary(table, b);
+            long written;
+            try {
+                written = ch.insertRowBinary(table, b);
+            } catch (ClickHouseException e) {
+                if (e.timedOut()) {
+                    // The server took the INSERT and may still apply it, after any count taken now: no retry can
+                    // know. Give up the attempt instead; the restored one stages under a new attempt number, and
+                    // the committer takes only that attempt's rows, so this INSERT's late rows are never read.
+                    throw new IllegalStateException("sink " + sinkId + ": the INSERT of " + rows + " rows into "
+                            + stage + " timed out (clickhouse.statement.timeout) while the server may still run it;"
+                            + " attempt " + Long.toUnsignedString(attempt) + " is given up so that its late rows"
+                            + " are ignored, and the job goes back to its last checkpoint", e);
+                }
+                throw e;
+            }
             Faults.at("writer.flush.landed");
             return written;
         });
