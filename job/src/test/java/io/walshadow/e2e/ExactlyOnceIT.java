@@ -39,6 +39,7 @@ import org.junit.jupiter.api.Test;
 class ExactlyOnceIT {
     /** A cluster of our own (not one per job), so the test can kill its TaskManager and start another. */
     private static MiniCluster cluster;
+    private static final String TIMED_OUT = "writer.flush.landed.timedOut";
 
     @BeforeAll
     static void startCluster() throws Exception {
@@ -54,8 +55,11 @@ class ExactlyOnceIT {
         cluster.close();
     }
 
-    /** Where failures are injected; at writer.flush.landed a staging INSERT landed but its answer is lost. */
-    private static final List<String> POINTS = List.of("writer.write", "writer.flush", "writer.flush.landed",
+    /**
+     * Where failures are injected; at writer.flush.landed a staging INSERT landed but its answer is lost; at
+     * {@value #TIMED_OUT} it landed but the client had timed out (the server ran it late): the attempt is given up.
+     */
+    private static final List<String> POINTS = List.of("writer.write", "writer.flush", "writer.flush.landed", TIMED_OUT,
             "writer.prepareCommit", "commit.begin", "commit.step", "commit.finish", "commit.cleanup");
 
     @Test
@@ -83,6 +87,11 @@ class ExactlyOnceIT {
             Map<String, Integer> fired = new ConcurrentHashMap<>();
             AtomicReference<String> armed = new AtomicReference<>();
             Faults.install(point -> {
+                if (point.equals("writer.flush.landed") && armed.compareAndSet(TIMED_OUT, null)) {
+                    fired.merge(TIMED_OUT, 1, Integer::sum);
+                    throw new io.walshadow.clickhouse.ClickHouseException("INSERT INTO staging", "injected: the rows"
+                            + " landed after the client timed out", new java.net.SocketTimeoutException("Read timed out"));
+                }
                 if (point.equals(armed.get()) && armed.compareAndSet(point, null)) {
                     fired.merge(point, 1, Integer::sum);
                     if (point.equals("writer.flush.landed")) {

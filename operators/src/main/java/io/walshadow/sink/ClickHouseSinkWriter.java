@@ -661,6 +661,7 @@ final class ClickHouseSinkWriter implements CommittingSinkWriter<Drained, SinkBa
             long written;
             try {
                 written = ch.insertRowBinary(table, b);
+                Faults.at("writer.flush.landed");
             } catch (ClickHouseException e) {
                 if (e.timedOut()) {
                     // The server took the INSERT and may still apply it, after any count taken now: no retry can
@@ -673,7 +674,6 @@ final class ClickHouseSinkWriter implements CommittingSinkWriter<Drained, SinkBa
                 }
                 throw e;
             }
-            Faults.at("writer.flush.landed");
             return written;
         });
         stagedInBatch.merge(stage, rows, Long::sum);
