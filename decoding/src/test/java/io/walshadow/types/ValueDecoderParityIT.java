@@ -422,6 +422,42 @@ class ValueDecoderParityIT {
     }
 
     @Test
+    void rangesOfOnesOwn() throws SQLException {
+        try (PgOracle pg = new PgOracle()) {
+            String fr = pg.name("fr", "TYPE");
+            String tr = pg.name("tr", "TYPE");
+            String ir = pg.name("ir", "TYPE");
+            String er = pg.name("er", "TYPE");
+            String e = pg.name("e", "TYPE");
+            // a multirange goes with its range (DROP TYPE of the multirange itself is refused)
+            String fm = fr + "_m";
+            String tm = tr + "_m";
+            String im = ir + "_m";
+            String em = er + "_m";
+            pg.exec("CREATE TYPE " + fr + " AS RANGE (subtype = float8, multirange_type_name = " + fm + ")",
+                    "CREATE TYPE " + tr + " AS RANGE (subtype = text, collation = \"C\", multirange_type_name = "
+                            + tm + ")",
+                    "CREATE TYPE " + ir + " AS RANGE (subtype = interval, multirange_type_name = " + im + ")",
+                    "CREATE TYPE " + e + " AS ENUM ('sad', 'ok ok', 'happy')",
+                    "CREATE TYPE " + er + " AS RANGE (subtype = " + e + ", multirange_type_name = " + em + ")");
+            check(fr, quoted("empty", "[1.5,2.5)", "(,1e-300]", "[-Infinity,Infinity]", "[0.1,0.30000000000000004]",
+                    "(1,NaN]", "(,)"));
+            // bounds that range_out quotes: empty, spaces, brackets, commas, quotes, backslashes
+            check(tr, quoted("empty", "[a,b)", "[\"\",z]", "[\"a b\",\"c,d\")", "[\"q\"\"u\",\"x\\\\y\"]",
+                    "(\"(p)\",\"[q]\"]", "[,\"\t\"]", "[\"ü\",)"));
+            check(ir, quoted("[1 day,2 days)", "(,-00:00:01]", "empty"));
+            check(er, quoted("[sad,\"ok ok\"]", "(\"ok ok\",)", "empty"));
+            String manyFloats = "(SELECT range_agg(" + fr + "(i, i + 0.5)) FROM generate_series(1, 3000) i)";
+            check(fm, List.of("'{}'", "'{[1.5,2), [3,)}'", "'{(,-1e300], [0.1,0.2], [1,Infinity]}'", manyFloats));
+            check(tm, quoted("{}", "{[a,b), [\"c d\",\"e,f\"], (\"q\"\"\",)}", "{(,\"\"], [x,y]}"));
+            check(tm, List.of("(SELECT range_agg(" + tr + "('k' || lpad(i::text, 5, '0'), 'k' || lpad(i::text, 5, '0')"
+                    + " || ' x')) FROM generate_series(1, 2000) i)"));
+            check(im, quoted("{}", "{[1 day,2 days), [1 mon,)}"));
+            check(em, quoted("{}", "{[sad,sad], [happy,)}"));
+        }
+    }
+
+    @Test
     void vectorsAndSnapshots() throws SQLException {
         check("int2vector", quoted("", "1", "1 2 3", "-32768 32767 0"));
         check("oidvector", quoted("", "23", "23 25 4294967295 0"));
