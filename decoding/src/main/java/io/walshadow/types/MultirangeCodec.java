@@ -10,9 +10,9 @@ import io.walshadow.wal.Bytes;
  * <p>Layout after the varlena header: the multirange type's oid, the range count {@code n}, {@code n - 1} uint32
  * items (for ranges 2..n: the length of the previous range's bound values, or, every fourth one and flagged by the
  * high bit, the offset of this range's bound values), {@code n} flag bytes (a range's flags, as the range's last
- * byte holds them), then, aligned to the subtype, each range's bound values exactly as a range holds them after its
- * own header (no header, no flags), each range's bound values padded to the subtype's alignment. Offsets count from
- * the start of the bound values; alignment is relative to the datum's start, as in the range itself.
+ * byte holds them), then, aligned to the subtype, each range's bound values as the range holds them between its
+ * header and its flags, padded to the subtype's alignment. Offsets count from the start of the bound values;
+ * alignment is relative to the datum's start, as in a range.
  */
 final class MultirangeCodec implements TypeCodec {
     private static final int ITEM_OFF_BIT = 0x80000000;
@@ -46,38 +46,33 @@ final class MultirangeCodec implements TypeCodec {
         int flags = items + (int) (count - 1) * 4;
         int bounds = ResolvedType.align(base + (int) boundsRel, range.subtypeAlign(), base);
         StringBuilder out = new StringBuilder().append('{');
-        long offset = 0;
-        int prevEnd = bounds;
+        int start = bounds;
         for (int i = 0; i < count; i++) {
-            if (i > 0) {
-                int item = Bytes.int32(b, items + 4 * (i - 1));
-                long offlen = item & ~ITEM_OFF_BIT;
-                offset = (item & ITEM_OFF_BIT) != 0 ? offlen : offset + offlen;
-                out.append(',');
-            }
-            int rflags = b[flags + i] & 0xFF;
-            if ((rflags & RangeCodec.EMPTY) != 0) {
+            int flagsOfRange = b[flags + i] & 0xFF;
+            if ((flagsOfRange & RangeCodec.EMPTY) != 0) {
                 throw new MalformedDatumException(name + ": range " + (i + 1) + " of " + count + " is flagged empty");
             }
-            if (offset > end - bounds || bounds + offset < prevEnd) {
-                throw new MalformedDatumException(name + ": range " + (i + 1) + " of " + count + " at offset "
-                        + offset + " outside the bound values");
+            // a range's bound values end by where the next one's start (the bounds check against that limit)
+            int next = i + 1 < count ? start(b, items, i + 1, start - bounds, bounds, end) : end;
+            if (i > 0) {
+                out.append(',');
             }
-            int start = bounds + (int) offset;
-            // this range's bounds end before the next range's start; the item list is walked ahead for that limit
-            int limit = i + 1 < count ? nextStart(b, items, i + 1, offset, bounds, end) : end;
-            prevEnd = range.appendRange(out, b, start, limit, base, rflags);
+            range.appendRange(out, b, start, next, base, flagsOfRange);
+            start = next;
         }
         return out.append('}').toString();
     }
 
-    /** Where range {@code next} (>= 1) starts, given that range {@code next - 1} starts at {@code offset}. */
-    private int nextStart(byte[] b, int items, int next, long offset, int bounds, int end) {
-        int item = Bytes.int32(b, items + 4 * (next - 1));
+    /**
+     * Where range {@code i} (>= 1) starts, given that range {@code i - 1} starts at {@code prev} (offsets from the
+     * bound values' start): its item is that offset, flagged, or its distance from range {@code i - 1}.
+     */
+    private int start(byte[] b, int items, int i, long prev, int bounds, int end) {
+        int item = Bytes.int32(b, items + 4 * (i - 1));
         long offlen = item & ~ITEM_OFF_BIT;
-        long at = (item & ITEM_OFF_BIT) != 0 ? offlen : offset + offlen;
-        if (at > end - bounds || at < offset) {
-            throw new MalformedDatumException(name + ": range " + (next + 1) + " at offset " + at
+        long at = (item & ITEM_OFF_BIT) != 0 ? offlen : prev + offlen;
+        if (at > end - bounds || at < prev) {
+            throw new MalformedDatumException(name + ": range " + (i + 1) + " at offset " + at
                     + " outside the bound values");
         }
         return bounds + (int) at;
