@@ -10,8 +10,19 @@ import java.util.Map;
  * @param baseTypeOid typbasetype for domains (0 otherwise)
  * @param relOid typrelid for composites (0 otherwise)
  * @param enumLabels enum value oid to label, for enums (empty otherwise)
+ * @param rangeSubtype pg_range.rngsubtype, for ranges (0 otherwise, or when the catalog did not know it)
+ * @param rangeType the range type (pg_range.rngtypid) whose rngmultitypid this is, for multiranges (0 otherwise, or
+ *     when the catalog did not know it)
  */
 public record PgType(int oid, String schema, String name, int typlen, boolean typbyval, char typalign,
                      char typtype, char typcategory, int elemOid, int baseTypeOid, int baseTypmod, int relOid,
-                     Map<Integer, String> enumLabels) {
+                     Map<Integer, String> enumLabels, int rangeSubtype, int rangeType) {
+
+    /** A type that is neither a range nor a multirange (or whose pg_range row is not known). */
+    public PgType(int oid, String schema, String name, int typlen, boolean typbyval, char typalign, char typtype,
+                  char typcategory, int elemOid, int baseTypeOid, int baseTypmod, int relOid,
+                  Map<Integer, String> enumLabels) {
+        this(oid, schema, name, typlen, typbyval, typalign, typtype, typcategory, elemOid, baseTypeOid, baseTypmod,
+                relOid, enumLabels, 0, 0);
+    }
 }

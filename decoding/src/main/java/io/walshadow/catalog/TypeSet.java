@@ -7,7 +7,7 @@ import java.util.Map;
 
 /**
  * The types some relations' columns need (with what they contain: array elements, domain bases, composite
- * attributes), copied out of a type catalog as of one position. A commit whose rows are decoded downstream of the
+ * attributes, range subtypes, a multirange's range), copied out of a type catalog as of one position. A commit whose rows are decoded downstream of the
  * decoder (the transaction buffer decodes deferred records at the commit) carries them, so that those rows are
  * decoded with the types as of the commit, not with whatever the live catalog holds by then (an enum label renamed,
  * a type dropped).
@@ -56,6 +56,8 @@ public record TypeSet(Map<Integer, PgType> types, Map<Integer, List<Column>> com
         types.put(oid, t);
         add(t.elemOid(), from, types, composites);
         add(t.baseTypeOid(), from, types, composites);
+        add(t.rangeSubtype(), from, types, composites);
+        add(t.rangeType(), from, types, composites);
         if (t.typtype() == 'c' && t.relOid() != 0 && !composites.containsKey(t.relOid())) {
             List<Column> attrs = from.compositeAttributes(t.relOid());
             if (attrs != null) {

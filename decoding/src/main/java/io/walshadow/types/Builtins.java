@@ -85,13 +85,13 @@ final class Builtins {
         add(m, Oids.OIDVECTOR, "oidvector", -1, 'i', textOf((b, o, l) -> SystemTypes.vector(b, o, l, 4, true)));
         add(m, Oids.PG_SNAPSHOT, "pg_snapshot", -1, 'd', textOf(SystemTypes::snapshot));
         add(m, Oids.TXID_SNAPSHOT, "txid_snapshot", -1, 'd', textOf(SystemTypes::snapshot));
-        // the built-in ranges (a range type of one's own, CREATE TYPE ... AS RANGE, has no decoder yet)
-        range(m, 3904, "int4range", 'i', Oids.INT4);
-        range(m, 3926, "int8range", 'd', Oids.INT8);
-        range(m, 3906, "numrange", 'i', Oids.NUMERIC);
-        range(m, 3908, "tsrange", 'd', Oids.TIMESTAMP);
-        range(m, 3910, "tstzrange", 'd', Oids.TIMESTAMPTZ);
-        range(m, 3912, "daterange", 'i', Oids.DATE);
+        // the built-in ranges and their multiranges (ranges of one's own resolve through pg_range: ValueDecoder)
+        range(m, 3904, "int4range", 'i', Oids.INT4, 4451, "int4multirange");
+        range(m, 3926, "int8range", 'd', Oids.INT8, 4536, "int8multirange");
+        range(m, 3906, "numrange", 'i', Oids.NUMERIC, 4532, "nummultirange");
+        range(m, 3908, "tsrange", 'd', Oids.TIMESTAMP, 4533, "tsmultirange");
+        range(m, 3910, "tstzrange", 'd', Oids.TIMESTAMPTZ, 4534, "tstzmultirange");
+        range(m, 3912, "daterange", 'i', Oids.DATE, 4535, "datemultirange");
         // a column written raw: a varlena's content (decompressed, detoasted by the TOAST stage), or a fixed-length
         // datum's bytes as the tuple holds them (length 0: as long as the deformer sliced it)
         add(m, Oids.RAW_VARLENA, "raw varlena", -1, 'i', textOf(Builtins::hex));
@@ -99,8 +99,12 @@ final class Builtins {
         return m;
     }
 
-    private static void range(Map<Integer, ResolvedType> m, int oid, String name, char typalign, int subtype) {
-        add(m, oid, name, -1, typalign, new RangeCodec(name, m.get(subtype)));
+    /** A range and its multirange: both aligned as the subtype (typalign in pg_type.dat). */
+    private static void range(Map<Integer, ResolvedType> m, int oid, String name, char typalign, int subtype,
+                              int multiOid, String multiName) {
+        RangeCodec range = new RangeCodec(name, m.get(subtype));
+        add(m, oid, name, -1, typalign, range);
+        add(m, multiOid, multiName, -1, typalign, new MultirangeCodec(multiName, range));
     }
 
     private static void add(Map<Integer, ResolvedType> m, int oid, String name, int typlen, char typalign,

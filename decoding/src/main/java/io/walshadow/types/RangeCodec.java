@@ -38,8 +38,25 @@ final class RangeCodec implements TypeCodec {
             return "empty";
         }
         StringBuilder out = new StringBuilder();
+        int pos = appendRange(out, b, off + 4, end, base, flags);
+        if (pos != end) {
+            throw new MalformedDatumException(name + ": " + (end - pos) + " byte(s) between the bounds and the flags");
+        }
+        return out.toString();
+    }
+
+    /** The subtype's alignment, which a multirange aligns each range's bounds to. */
+    char subtypeAlign() {
+        return subtype.typalign;
+    }
+
+    /**
+     * Appends range_out's text of a non-empty range whose bound values start at {@code pos} (lower, then upper, as
+     * {@code flags} says they are present) and may run up to {@code end}; alignment is relative to {@code base}.
+     * Returns where the bounds end.
+     */
+    int appendRange(StringBuilder out, byte[] b, int pos, int end, int base, int flags) {
         out.append((flags & LB_INC) != 0 ? '[' : '(');
-        int pos = off + 4;
         if ((flags & (LB_INF | LB_NULL)) == 0) {
             pos = bound(out, b, pos, end, base);
         }
@@ -48,10 +65,7 @@ final class RangeCodec implements TypeCodec {
             pos = bound(out, b, pos, end, base);
         }
         out.append((flags & UB_INC) != 0 ? ']' : ')');
-        if (pos != end) {
-            throw new MalformedDatumException(name + ": " + (end - pos) + " byte(s) between the bounds and the flags");
-        }
-        return out.toString();
+        return pos;
     }
 
     /** Decodes the bound at {@code pos} (aligned first, as att_align_pointer does), appends it; returns its end. */

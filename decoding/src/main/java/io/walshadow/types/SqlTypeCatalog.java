@@ -15,7 +15,7 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * A {@link TypeCatalog} held in maps: every pg_type row of a database (with enum labels), and the attributes of
+ * A {@link TypeCatalog} held in maps: every pg_type row of a database (with enum labels and pg_range's subtypes), and the attributes of
  * every composite type. {@link #load} reads them over JDBC (a few thousand rows).
  *
  * <p>Column.missingValue of composite attributes is not loaded (always null): attmissingval is only readable as
@@ -47,8 +47,18 @@ public final class SqlTypeCatalog implements TypeCatalog {
         return Collections.unmodifiableCollection(types.values());
     }
 
-    /** Reads pg_type, pg_enum, and pg_attribute of composite types, in one snapshot if the caller opened one. */
+    /** Reads pg_type, pg_enum, pg_range and pg_attribute of composite types, in one snapshot if the caller opened one. */
     public static SqlTypeCatalog load(Connection c) throws SQLException {
+        Map<Integer, Integer> rangeSubtypes = new HashMap<>();
+        Map<Integer, Integer> multirangeRanges = new HashMap<>();
+        try (Statement st = c.createStatement();
+             ResultSet rs = st.executeQuery("SELECT rngtypid, rngsubtype, rngmultitypid FROM pg_catalog.pg_range")) {
+            while (rs.next()) {
+                int range = (int) rs.getLong(1);
+                rangeSubtypes.put(range, (int) rs.getLong(2));
+                multirangeRanges.put((int) rs.getLong(3), range);
+            }
+        }
         Map<Integer, Map<Integer, String>> labels = new HashMap<>();
         try (Statement st = c.createStatement();
              ResultSet rs = st.executeQuery("SELECT enumtypid, oid, enumlabel FROM pg_catalog.pg_enum")) {
@@ -67,7 +77,8 @@ public final class SqlTypeCatalog implements TypeCatalog {
                 types.put(oid, new PgType(oid, rs.getString(2), rs.getString(3), rs.getInt(4), rs.getBoolean(5),
                         ch(rs.getString(6)), ch(rs.getString(7)), ch(rs.getString(8)), (int) rs.getLong(9),
                         (int) rs.getLong(10), rs.getInt(11), (int) rs.getLong(12),
-                        Map.copyOf(labels.getOrDefault(oid, Map.of()))));
+                        Map.copyOf(labels.getOrDefault(oid, Map.of())), rangeSubtypes.getOrDefault(oid, 0),
+                        multirangeRanges.getOrDefault(oid, 0)));
             }
         }
         Map<Integer, List<Column>> composites = new HashMap<>();

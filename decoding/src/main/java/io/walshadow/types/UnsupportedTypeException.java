@@ -1,8 +1,8 @@
 package io.walshadow.types;
 
 /**
- * A value of this type cannot be decoded: the type oid is unknown to the catalog, or the type (range, multirange,
- * geometric, tsvector, an extension's base type, ...) has no decoder. The caller adds the relation and column.
+ * A value of this type cannot be decoded: the type oid is unknown to the catalog, or the type (tsquery, aclitem,
+ * an extension's base type, a range over such a type, ...) has no decoder. The caller adds the relation and column.
  */
 public class UnsupportedTypeException extends RuntimeException {
     private final int typeOid;

@@ -15,7 +15,8 @@ import java.util.concurrent.ConcurrentHashMap;
  * them as PostgreSQL's text output ({@code col::text}) under DateStyle ISO, TimeZone UTC, IntervalStyle postgres,
  * extra_float_digits 1, bytea_output hex, lc_monetary C.
  *
- * <p>Built-in types need no catalog; arrays, enums, domains and composites are looked up in the {@link TypeCatalog}.
+ * <p>Built-in types need no catalog; arrays, enums, domains, composites and ranges and multiranges of one's own are
+ * looked up in the {@link TypeCatalog}.
  * Resolved types are cached, so use one instance per catalog version (a type changed by ALTER TYPE needs a new
  * decoder). Thread-safe.
  */
@@ -154,9 +155,9 @@ public final class ValueDecoder {
                 }
                 throw new UnsupportedTypeException(oid, name, "no decoder for this base type");
             case 'r':
-                throw new UnsupportedTypeException(oid, name, "range types are not supported");
+                return new ResolvedType(oid, name, -1, t.typalign(), rangeCodec(t, name));
             case 'm':
-                throw new UnsupportedTypeException(oid, name, "multirange types are not supported");
+                return new ResolvedType(oid, name, -1, t.typalign(), multirangeCodec(t, name));
             case 'p':
                 throw new UnsupportedTypeException(oid, name, "pseudo-types have no stored values");
             default:
@@ -180,6 +181,35 @@ public final class ValueDecoder {
             }
             return label;
         }, (out, v) -> out.append(TypeCodec.cast(v, String.class)));
+    }
+
+    /** A range of one's own: range_out over its subtype (pg_range.rngsubtype). */
+    private RangeCodec rangeCodec(PgType t, String name) {
+        if (t.rangeSubtype() == 0) {
+            throw new UnsupportedTypeException(t.oid(), name, "its pg_range row (the subtype) is not in the catalog");
+        }
+        try {
+            return new RangeCodec(name, resolve(t.rangeSubtype()));
+        } catch (UnsupportedTypeException e) {
+            throw new UnsupportedTypeException(t.oid(), name, "(range subtype)", e);
+        }
+    }
+
+    /** A multirange of one's own: multirange_out over its range type (the pg_range row naming it rngmultitypid). */
+    private TypeCodec multirangeCodec(PgType t, String name) {
+        if (t.rangeType() == 0) {
+            throw new UnsupportedTypeException(t.oid(), name, "its pg_range row (the range type) is not in the catalog");
+        }
+        ResolvedType range;
+        try {
+            range = resolve(t.rangeType());
+        } catch (UnsupportedTypeException e) {
+            throw new UnsupportedTypeException(t.oid(), name, "(range type)", e);
+        }
+        if (!(range.codec instanceof RangeCodec r)) {
+            throw new UnsupportedTypeException(t.oid(), name, "its range type " + range + " is not a range");
+        }
+        return new MultirangeCodec(name, r);
     }
 
     private TypeCodec recordCodec(PgType t, String name) {

@@ -167,6 +167,46 @@ class MalformedDatumTest {
     }
 
     @Test
+    void multirangesAndRangesOfOnesOwn() {
+        // int4multirange {[1,3),[7,9)}: type oid 4451, 2 ranges, 1 item (the first range's bounds are 8 bytes),
+        // flags [ and [, padding to the subtype's 4-byte alignment, then the bounds
+        byte[] mr = varlena4(hex("63110000 02000000 08000000 0202 0000 01000000 03000000 07000000 09000000"));
+        assertEquals("{[1,3),[7,9)}", decode(4451, mr));
+        assertEquals("{}", decode(4451, varlena4(hex("63110000 00000000"))));
+        byte[][] bad = {
+            varlena4(hex("63110000 02000000 08000000 0102 0000 01000000 03000000 07000000 09000000")), // empty range
+            varlena4(hex("63110000 ff000000 08000000")),                                              // 255 ranges
+            varlena4(hex("63110000 02000000 ff000000 0202 0000 01000000 03000000 07000000 09000000")), // far offset
+            varlena4(hex("63110000 02000000 04000000 0202 0000 01000000 03000000 07000000 09000000")), // overlap
+            varlena4(hex("63110000")),                                                                // truncated
+        };
+        for (byte[] b : bad) {
+            assertThrows(MalformedDatumException.class, () -> decode(4451, b), HexFormat.of().formatHex(b));
+        }
+        Map<Integer, PgType> types = Map.of(
+                9011, new PgType(9011, "s", "floatrange", -1, false, 'd', 'r', 'R', 0, 0, -1, 0, Map.of(), 701, 0),
+                9012, new PgType(9012, "s", "floatmultirange", -1, false, 'd', 'm', 'R', 0, 0, -1, 0, Map.of(), 0,
+                        9011),
+                4072, new PgType(4072, "pg_catalog", "jsonpath", -1, false, 'i', 'b', 'U', 0, 0, -1, 0, Map.of()),
+                9013, new PgType(9013, "s", "pathrange", -1, false, 'i', 'r', 'R', 0, 0, -1, 0, Map.of(), 4072, 0),
+                9014, new PgType(9014, "s", "pathmultirange", -1, false, 'i', 'm', 'R', 0, 0, -1, 0, Map.of(), 0,
+                        9013),
+                9015, new PgType(9015, "s", "unknownrange", -1, false, 'd', 'r', 'R', 0, 0, -1, 0, Map.of()));
+        ValueDecoder d = new ValueDecoder(new SqlTypeCatalog(types, Map.of()));
+        // floatrange [1.5,2.5): range type oid, the bounds (8-aligned from the datum's start), flags
+        byte[] fr = varlena4(hex("33230000 000000000000f83f 0000000000000440 02"));
+        assertEquals("[1.5,2.5)", d.decode(9011, -1, fr, 0, fr.length));
+        byte[] fm = varlena4(hex("34230000 01000000 02 000000 000000000000f83f 0000000000000440"));
+        assertEquals("{[1.5,2.5)}", d.decode(9012, -1, fm, 0, fm.length));
+        UnsupportedTypeException e = assertThrows(UnsupportedTypeException.class, () -> d.decode(9014, -1, fm, 0,
+                fm.length));
+        assertTrue(e.getMessage().contains("s.pathmultirange") && e.getMessage().contains("s.pathrange")
+                && e.getMessage().contains("jsonpath"), e.getMessage());
+        e = assertThrows(UnsupportedTypeException.class, () -> d.decode(9015, -1, fr, 0, fr.length));
+        assertTrue(e.getMessage().contains("s.unknownrange") && e.getMessage().contains("pg_range"), e.getMessage());
+    }
+
+    @Test
     void toTextArguments() {
         assertNull(dec.toText(Oids.INT4, -1, null));
         // a String is the type's text output already (the initial snapshot's values of types it keeps as text)

@@ -397,6 +397,67 @@ class ValueDecoderParityIT {
     }
 
     @Test
+    void multiranges() throws SQLException {
+        // more than four ranges: every fourth item is an offset, the others lengths (multirangetypes.c)
+        String many = IntStream.range(0, 9).mapToObj(i -> "[" + (i * 10) + "," + (i * 10 + 3) + ")")
+                .collect(Collectors.joining(","));
+        check("int4multirange", quoted("{}", "{[1,3), [7,9)}", "{(,5], [7,)}", "{(,)}", "{empty}", "{[1,2), empty}",
+                "{" + many + "}", "{[-2147483648,2147483647)}"));
+        check("int4multirange", List.of(
+                // big ones go to TOAST (compressed, or out of line)
+                "(SELECT range_agg(int4range(i * 3, i * 3 + 1)) FROM generate_series(1, 3000) i)",
+                "(SELECT range_agg(int4range(i * i, i * i + i)) FROM generate_series(1, 5000) i)"));
+        check("int8multirange", quoted("{}", "{[0,9223372036854775807)}", "{(,-9223372036854775807], [0,1), [5,)}"));
+        check("nummultirange", List.of("'{}'", "'{[0.5,1.25], (3,1e40)}'", "'{(,-1.000], [3,3], [7,NaN]}'",
+                "'{[" + "9".repeat(1000) + ",)}'",
+                "(SELECT range_agg(numrange(i * 1.5, i * 1.5 + 1 / i::numeric)) FROM generate_series(1, 2000) i)"));
+        check("datemultirange", quoted("{}", "{[2000-01-01,2000-02-01), [2000-03-01,infinity]}",
+                "{[-infinity,2000-01-01), (2024-02-28,2024-02-29]}", "{(,)}"));
+        check("tsmultirange", quoted("{}", "{[2000-01-01 00:00:00,2000-01-01 12:34:56.789), (2001-01-01,infinity)}",
+                "{(,1999-12-31 23:59:59.999999], [2000-01-01,)}"));
+        check("tstzmultirange", List.of("'{}'",
+                "'{[2000-01-01 00:00:00+00,2000-01-01 12:34:56.789+02), (-infinity,1990-01-01]}'",
+                "(SELECT range_agg(tstzrange(t, t + interval '1 hour')) FROM generate_series("
+                        + "'2000-01-01 00:00:00+00'::timestamptz, '2000-03-01', interval '3 hours') t)"));
+    }
+
+    @Test
+    void rangesOfOnesOwn() throws SQLException {
+        try (PgOracle pg = new PgOracle()) {
+            String fr = pg.name("fr", "TYPE");
+            String tr = pg.name("tr", "TYPE");
+            String ir = pg.name("ir", "TYPE");
+            String er = pg.name("er", "TYPE");
+            String e = pg.name("e", "TYPE");
+            // a multirange goes with its range (DROP TYPE of the multirange itself is refused)
+            String fm = fr + "_m";
+            String tm = tr + "_m";
+            String im = ir + "_m";
+            String em = er + "_m";
+            pg.exec("CREATE TYPE " + fr + " AS RANGE (subtype = float8, multirange_type_name = " + fm + ")",
+                    "CREATE TYPE " + tr + " AS RANGE (subtype = text, collation = \"C\", multirange_type_name = "
+                            + tm + ")",
+                    "CREATE TYPE " + ir + " AS RANGE (subtype = interval, multirange_type_name = " + im + ")",
+                    "CREATE TYPE " + e + " AS ENUM ('sad', 'ok ok', 'happy')",
+                    "CREATE TYPE " + er + " AS RANGE (subtype = " + e + ", multirange_type_name = " + em + ")");
+            check(fr, quoted("empty", "[1.5,2.5)", "(,1e-300]", "[-Infinity,Infinity]", "[0.1,0.30000000000000004]",
+                    "(1,NaN]", "(,)"));
+            // bounds that range_out quotes: empty, spaces, brackets, commas, quotes, backslashes
+            check(tr, quoted("empty", "[a,b)", "[\"\",z]", "[\"a b\",\"c,d\")", "[\"q\"\"u\",\"x\\\\y\"]",
+                    "(\"(p)\",\"[q]\"]", "[,\"\t\"]", "[\"ü\",)"));
+            check(ir, quoted("[1 day,2 days)", "(,-00:00:01]", "empty"));
+            check(er, quoted("[sad,\"ok ok\"]", "(\"ok ok\",)", "empty"));
+            String manyFloats = "(SELECT range_agg(" + fr + "(i, i + 0.5)) FROM generate_series(1, 3000) i)";
+            check(fm, List.of("'{}'", "'{[1.5,2), [3,)}'", "'{(,-1e300], [0.1,0.2], [1,Infinity]}'", manyFloats));
+            check(tm, quoted("{}", "{[a,b), [\"c d\",\"e,f\"], (\"q\"\"\",)}", "{(,\"\"], [x,y]}"));
+            check(tm, List.of("(SELECT range_agg(" + tr + "('k' || lpad(i::text, 5, '0'), 'k' || lpad(i::text, 5, '0')"
+                    + " || ' x')) FROM generate_series(1, 2000) i)"));
+            check(im, quoted("{}", "{[1 day,2 days), [1 mon,)}"));
+            check(em, quoted("{}", "{[sad,sad], [happy,)}"));
+        }
+    }
+
+    @Test
     void vectorsAndSnapshots() throws SQLException {
         check("int2vector", quoted("", "1", "1 2 3", "-32768 32767 0"));
         check("oidvector", quoted("", "23", "23 25 4294967295 0"));

@@ -12,7 +12,8 @@ import org.junit.jupiter.api.Test;
 /**
  * Every column type of the mapping table (docs/clickhouse-types.md) through the whole job, compared value by value
  * with PostgreSQL: inserts, updates and deletes, NULLs, extremes within ClickHouse's ranges, NaN and infinities,
- * arrays with NULL elements, enums, domains, composites, a quoted column name. A value outside a ClickHouse range
+ * arrays with NULL elements, enums, domains, composites, ranges and multiranges (of one's own too), a quoted column
+ * name. A value outside a ClickHouse range
  * stops the job with an error naming the table, column and LSN.
  */
 class TypesEndToEndIT {
@@ -111,6 +112,58 @@ class TypesEndToEndIT {
                     "DELETE FROM " + s + ".g WHERE id % 10 = 0");
             e.awaitCaughtUp(Duration.ofSeconds(120));
             assertEquals(Map.of("g", 30 + 1 - 4), e.assertAllTablesEqual()); // 10, 20, 30 and 1000 deleted
+        }
+    }
+
+    @Test
+    void multirangesAndRangesOfOnesOwnArriveAsTheirTextForm() throws Exception {
+        try (E2e e = new E2e("e2e_mrange")) {
+            String s = e.schema;
+            LocalPg.exec(e.pg, "CREATE TYPE " + s + ".floatrange AS RANGE (subtype = float8)",
+                    "CREATE TABLE " + s + ".m (id int PRIMARY KEY, mi int4multirange, mn nummultirange,"
+                            + " mt tstzmultirange, md datemultirange, m8 int8multirange, ms tsmultirange,"
+                            + " fr " + s + ".floatrange, fm " + s + ".floatmultirange, m_arr int4multirange[])",
+                    // rows the initial snapshot copies (their text, as SELECT prints it)
+                    "INSERT INTO " + s + ".m (id, mi, fr, fm) SELECT g, int4multirange(int4range(g, g + 2),"
+                            + " int4range(g + 5, NULL)), " + s + ".floatrange(g / 3.0, g), " + s
+                            + ".floatmultirange(" + s + ".floatrange(NULL, -g), " + s + ".floatrange(g, 'Infinity'))"
+                            + " FROM generate_series(1, 5) g");
+            e.start();
+            // a range type created while the job runs: its pg_range row reaches the job through the WAL
+            LocalPg.exec(e.pg, "CREATE TYPE " + s + ".textrange AS RANGE (subtype = text, collation = \"C\","
+                            + " multirange_type_name = " + s + ".textmultirange)",
+                    "ALTER TABLE " + s + ".m ADD COLUMN tr " + s + ".textrange, ADD COLUMN tm " + s + ".textmultirange",
+                    "CREATE TABLE " + s + ".late (id int PRIMARY KEY, tr " + s + ".textrange, tm " + s
+                            + ".textmultirange, fm " + s + ".floatmultirange)",
+                    "INSERT INTO " + s + ".m SELECT g, CASE WHEN g % 4 = 0 THEN '{}' ELSE int4multirange("
+                            + "int4range(NULL, -g), int4range(g, g * 2), int4range(g * 3, g * 3 + 1)) END,"
+                            + " nummultirange(numrange(g / 7.0, g), numrange(g * 10, NULL)),"
+                            + " tstzmultirange(tstzrange(timestamptz '2024-01-01 00:00+02' + g * interval '1h', NULL),"
+                            + " tstzrange('-infinity', timestamptz '2000-01-01 12:34:56.789+00')),"
+                            + " datemultirange(daterange(date '2000-02-28' + g, date '2000-03-05' + g, '[]')),"
+                            + " int8multirange(int8range(-9223372036854775807, g)), '{(,2000-01-01 00:00:00.5]}',"
+                            + " " + s + ".floatrange(g * 0.1, NULL, '(]'),"
+                            // a big multirange: its value goes to TOAST
+                            + " CASE WHEN g % 9 = 0 THEN (SELECT range_agg(" + s + ".floatrange(i * g, i * g + 0.5))"
+                            + " FROM generate_series(1, 1500) i) ELSE " + s + ".floatmultirange() END,"
+                            + " ARRAY[int4multirange(int4range(g, g + 1)), NULL, '{}'],"
+                            + " " + s + ".textrange('a' || g, 'b \"q\" ' || g),"
+                            + " " + s + ".textmultirange(" + s + ".textrange(NULL, ''), " + s + ".textrange('x,' || g,"
+                            + " 'y (' || g || ')'))"
+                            + " FROM generate_series(10, 40) g",
+                    "INSERT INTO " + s + ".m (id) VALUES (1000)",
+                    "INSERT INTO " + s + ".late SELECT g, " + s + ".textrange('k' || g, NULL), '{}', '{[1,2), [3,4]}'"
+                            + " FROM generate_series(1, 10) g",
+                    "INSERT INTO " + s + ".late VALUES (100, 'empty', (SELECT range_agg(" + s + ".textrange("
+                            + "lpad(i::text, 6, '0'), lpad(i::text, 6, '0') || ' end')) FROM generate_series(1, 2000) i),"
+                            + " NULL)",
+                    "UPDATE " + s + ".m SET mi = mi + '{[100,200)}', tm = '{}' WHERE id % 3 = 0",
+                    "UPDATE " + s + ".late SET tm = '{[a,b)}' WHERE id % 2 = 0",
+                    "DELETE FROM " + s + ".m WHERE id % 10 = 0",
+                    "DELETE FROM " + s + ".late WHERE id = 5");
+            e.awaitCaughtUp(Duration.ofSeconds(120));
+            // m: 5 copied + 31 + 1, less 10, 20, 30, 40 and 1000; late: 11 less 1
+            assertEquals(Map.of("m", 5 + 31 + 1 - 5, "late", 10), e.assertAllTablesEqual());
         }
     }
 

@@ -11,7 +11,7 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /**
- * Columns whose type has no decoder (tsquery, a multirange) under each {@code types.undecodable} policy, while
+ * Columns whose type has no decoder (tsquery, jsonpath) under each {@code types.undecodable} policy, while
  * another table takes writes throughout: {@code fail} refuses to start naming the columns and the settings;
  * {@code skip} leaves them out of ClickHouse and replicates the rest; {@code raw} writes their on-disk bytes as hex,
  * compared with PostgreSQL's own bytes (a binary-coercible cast to bytea reads a varlena's content as stored).
@@ -21,8 +21,8 @@ class UndecodableColumnsEndToEndIT {
     private static void schema(E2e e) throws Exception {
         String s = e.schema;
         LocalPg.exec(e.pg, "CREATE TABLE " + s + ".other (id serial PRIMARY KEY, v int)",
-                "CREATE TABLE " + s + ".docs (id int PRIMARY KEY, q tsquery, m int4multirange, note text)",
-                "INSERT INTO " + s + ".docs SELECT g, ('a' || g || ' & b')::tsquery, int4multirange(int4range(g, g + 5)),"
+                "CREATE TABLE " + s + ".docs (id int PRIMARY KEY, q tsquery, m jsonpath, note text)",
+                "INSERT INTO " + s + ".docs SELECT g, ('a' || g || ' & b')::tsquery, ('$.a' || g || '[*] ? (@ > ' || g || ')')::jsonpath,"
                         + " 'n' || g FROM generate_series(1, 50) g");
     }
 
@@ -30,7 +30,7 @@ class UndecodableColumnsEndToEndIT {
         String s = e.schema;
         for (int i = 0; i < 20; i++) {
             LocalPg.exec(e.pg, "INSERT INTO " + s + ".other (v) VALUES (" + i + ")",
-                    "INSERT INTO " + s + ".docs VALUES (" + (100 + i) + ", 'x" + i + " | y'::tsquery, '{[1,3),[7,9)}',"
+                    "INSERT INTO " + s + ".docs VALUES (" + (100 + i) + ", 'x" + i + " | y'::tsquery, '$.w" + i + "',"
                             + " 'w" + i + "')",
                     "UPDATE " + s + ".docs SET q = 'z" + i + "'::tsquery, note = note || '+' WHERE id = " + (1 + i),
                     "DELETE FROM " + s + ".docs WHERE id = " + (30 + i));
@@ -53,7 +53,7 @@ class UndecodableColumnsEndToEndIT {
             schema(e);
             IllegalStateException x = assertThrows(IllegalStateException.class, () -> e.start(e.config(), null, 0));
             String m = x.getMessage();
-            assertTrue(m.contains(e.schema + ".docs.q (tsquery)") && m.contains(e.schema + ".docs.m (int4multirange)")
+            assertTrue(m.contains(e.schema + ".docs.q (tsquery)") && m.contains(e.schema + ".docs.m (jsonpath)")
                     && m.contains("types.undecodable"), m);
         }
     }

@@ -11,23 +11,30 @@ import java.io.IOException;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 
 /**
  * Wire form of a {@link TypeSet} (primitives as in {@link Wire}):
  * <pre>
  *   count n, n x type: uvarint oid, string schema, string name, varint typlen, byte typbyval, uvarint typalign,
  *     uvarint typtype, uvarint typcategory, uvarint elemOid, uvarint baseTypeOid, varint baseTypmod, uvarint relOid,
- *     count l, l x (uvarint enum value oid, string label)
+ *     count l, l x (uvarint enum value oid, string label), (format 2) uvarint rangeSubtype, uvarint rangeType
  *   count m, m x composite: RelationDescriptorCodec v1 of a descriptor whose relOid is the typrelid and whose
  *     columns are the attributes
  * </pre>
+ * It has no version of its own: the state that holds it says which format it was written in (format 1, without the
+ * range fields, reads them as 0: ranges of one's own then fail closed as types without their pg_range row).
  */
 public final class TypeSetCodec {
+    /** The format {@link #write} writes. */
+    public static final int FORMAT = 2;
+
     private TypeSetCodec() {}
 
     public static void write(DataOutput out, TypeSet s) throws IOException {
         Wire.writeCount(out, s.types().size());
-        for (PgType t : s.types().values()) {
+        // sorted by oid (and labels, composites likewise): the same set always writes the same bytes
+        for (PgType t : new TreeMap<>(s.types()).values()) {
             Wire.writeUVarInt(out, t.oid());
             Wire.writeString(out, t.schema());
             Wire.writeString(out, t.name());
@@ -42,19 +49,25 @@ public final class TypeSetCodec {
             Wire.writeUVarInt(out, t.relOid());
             Map<Integer, String> labels = t.enumLabels() == null ? Map.of() : t.enumLabels();
             Wire.writeCount(out, labels.size());
-            for (Map.Entry<Integer, String> l : labels.entrySet()) {
+            for (Map.Entry<Integer, String> l : new TreeMap<>(labels).entrySet()) {
                 Wire.writeUVarInt(out, l.getKey());
                 Wire.writeString(out, l.getValue());
             }
+            Wire.writeUVarInt(out, t.rangeSubtype());
+            Wire.writeUVarInt(out, t.rangeType());
         }
         Wire.writeCount(out, s.composites().size());
-        for (Map.Entry<Integer, List<Column>> c : s.composites().entrySet()) {
+        for (Map.Entry<Integer, List<Column>> c : new TreeMap<>(s.composites()).entrySet()) {
             RelationDescriptorCodec.write(out, new RelationDescriptor(c.getKey(), new RelFileLocator(0, 0, 0), "", "",
                     'c', 'p', 'n', 0, c.getValue(), List.of()));
         }
     }
 
-    public static TypeSet read(DataInput in) throws IOException {
+    /** Reads a type set written in {@code format} (1 or {@link #FORMAT}). */
+    public static TypeSet read(DataInput in, int format) throws IOException {
+        if (format < 1 || format > FORMAT) {
+            throw new StateFormatException("type set of format " + format + ": this build reads 1 to " + FORMAT);
+        }
         int n = Wire.readCount(in, "types");
         Map<Integer, PgType> types = new HashMap<>();
         for (int i = 0; i < n; i++) {
@@ -75,8 +88,10 @@ public final class TypeSetCodec {
             for (int j = 0; j < l; j++) {
                 labels.put(Wire.readUVarInt(in, "enum value oid"), Wire.readString(in));
             }
+            int rangeSubtype = format >= 2 ? Wire.readUVarInt(in, "range subtype") : 0;
+            int rangeType = format >= 2 ? Wire.readUVarInt(in, "range type") : 0;
             types.put(oid, new PgType(oid, schema, name, typlen, byval, align, typtype, category, elem, base,
-                    baseTypmod, rel, Map.copyOf(labels)));
+                    baseTypmod, rel, Map.copyOf(labels), rangeSubtype, rangeType));
         }
         int m = Wire.readCount(in, "composites");
         Map<Integer, List<Column>> composites = new HashMap<>();

@@ -52,7 +52,32 @@ public final class StreamTypes implements TypeCatalog {
 
     @Override
     public PgType type(int oid) {
-        return find(c -> c.type(oid));
+        PgType t = find(c -> c.type(oid));
+        if (t != null && lacksRangeLink(t)) {
+            // sent by an earlier build, whose type sets did not carry pg_range: a range's subtype and multirange
+            // never change (no ALTER TYPE does), so the live catalog's, for the same type, are the ones it had
+            PgType l = liveType(oid);
+            if (l != null && l.typtype() == t.typtype() && !lacksRangeLink(l)) {
+                return new PgType(t.oid(), t.schema(), t.name(), t.typlen(), t.typbyval(), t.typalign(), t.typtype(),
+                        t.typcategory(), t.elemOid(), t.baseTypeOid(), t.baseTypmod(), t.relOid(), t.enumLabels(),
+                        l.rangeSubtype(), l.rangeType());
+            }
+        }
+        return t;
+    }
+
+    private static boolean lacksRangeLink(PgType t) {
+        return (t.typtype() == 'r' && t.rangeSubtype() == 0) || (t.typtype() == 'm' && t.rangeType() == 0);
+    }
+
+    /** The live catalog's type, reloaded once if it has none since the last miss. */
+    private PgType liveType(int oid) {
+        PgType l = live().type(oid);
+        if (l == null && !liveFresh) {
+            reload();
+            l = live.type(oid);
+        }
+        return l;
     }
 
     @Override

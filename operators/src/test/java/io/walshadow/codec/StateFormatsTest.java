@@ -314,11 +314,24 @@ class StateFormatsTest {
         return out;
     }
 
+    /** A range of one's own and its multirange (TypeSetCodec format 2 carries their pg_range links). */
+    private static Map<Integer, PgType> floatRanges() {
+        return Map.of(16410, new PgType(16410, "s", "floatrange", -1, false, 'd', 'r', 'R', 0, 0, -1, 0, Map.of(), 701,
+                0), (int) 3_000_000_002L, new PgType((int) 3_000_000_002L, "s", "floatmultirange", -1, false, 'd', 'm',
+                'R', 0, 0, -1, 0, Map.of(), 0, 16410));
+    }
+
+    private static Map<Integer, PgType> with(Map<Integer, PgType> types, PgType t) {
+        Map<Integer, PgType> out = new java.util.HashMap<>(types);
+        out.put(t.oid(), t);
+        return out;
+    }
+
     private static List<BufferEvent> bufferEvents() {
         var mood = new PgType(16400, "s", "mood", 4, true, 'i', 'e', 'E', 0, 0, -1, 0, Map.of(16401, "ok"));
         return List.of(new BufferEvent(123456, 0, 0, Samples.events().get(0), Map.of()),
                 new BufferEvent(9, 3, 9, Samples.events().get(0), Map.of(Samples.LOC, Samples.descriptor()),
-                        new TypeSet(Map.of(mood.oid(), mood), Map.of())));
+                        new TypeSet(with(floatRanges(), mood), Map.of())));
     }
 
     private static List<Drained> drained() {
@@ -331,6 +344,8 @@ class StateFormatsTest {
         all.add(new DrainedCommit(7, 0x1_0000_0000L, 42, 1234567L, null, 12, 99, List.of(), false));
         all.add(new DrainedCommit(8, 5, 0xFFFF_FFFFL, -2, "gid é", 0, 0, List.of("public.a", "s.b é"), true));
         all.add(new DrainedCatalog(8, 5, 0xFFFF_FFFFL, -2, Samples.catalogChanges()));
+        all.add(new DrainedCatalog(9, 6, 0xFFFF_FFFFL, -2, Samples.catalogChanges(),
+                new TypeSet(floatRanges(), Map.of())));
         return all;
     }
 
@@ -340,7 +355,7 @@ class StateFormatsTest {
         DestTable t = new DestTable("s__t", Samples.descriptor(), names, types, false, List.of(1), true);
         return new SinkWriterState("sink", 8, List.of(t), List.of("pg_toast_1", "pg_toast_2"),
                 List.of(16384, (int) 3_000_000_000L),
-                new TypeSet(Map.of(16400, new PgType(16400, "s", "mood", 4, true, 'i', 'e', 'E', 0, 0, -1, 0,
+                new TypeSet(with(floatRanges(), new PgType(16400, "s", "mood", 4, true, 'i', 'e', 'E', 0, 0, -1, 0,
                         Map.of(16401, "ok"))), Map.of()),
                 List.of(new QuarantinedTable((int) 3_000_000_001L, "s", "t", 0x1_0000_0010L,
                         "cannot write s.t.d of the change at 1/10: a date past 2105")));

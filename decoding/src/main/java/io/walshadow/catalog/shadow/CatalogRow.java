@@ -164,6 +164,23 @@ public sealed interface CatalogRow {
         }
     }
 
+    /** A range type's subtype and multirange (pg_range has no oid column: rngtypid is its key). */
+    record RangeRow(int rngtypid, int rngsubtype, int rngmultitypid) implements CatalogRow {
+        static RangeRow of(Fields f) {
+            return new RangeRow(f.oid("rngtypid"), f.oid("rngsubtype"), f.oid("rngmultitypid"));
+        }
+
+        @Override
+        public int lookupKey() {
+            return rngtypid;
+        }
+
+        @Override
+        public long identity() {
+            return Integer.toUnsignedLong(rngtypid);
+        }
+    }
+
     /** Typed access to a catalog tuple's columns by name: over a deformed tuple, or over a SQL result row. */
     interface Fields {
         int oid(String column);

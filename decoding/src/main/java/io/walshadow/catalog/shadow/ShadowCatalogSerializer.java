@@ -6,6 +6,7 @@ import io.walshadow.catalog.shadow.CatalogRow.ClassRow;
 import io.walshadow.catalog.shadow.CatalogRow.EnumRow;
 import io.walshadow.catalog.shadow.CatalogRow.IndexRow;
 import io.walshadow.catalog.shadow.CatalogRow.NamespaceRow;
+import io.walshadow.catalog.shadow.CatalogRow.RangeRow;
 import io.walshadow.catalog.shadow.CatalogRow.TypeRow;
 import io.walshadow.heap.HeapTuple;
 import io.walshadow.wal.RelFileLocator;
@@ -49,10 +50,14 @@ import java.util.zip.GZIPOutputStream;
  * </pre>
  *
  * Tuples with bytes are read back through the layout (their row is not stored twice). Output is deterministic.
+ *
+ * <p>Version 1 is version 2 without pg_range (no layout, no storage: {@link SystemCatalog#sinceStateVersion}); a
+ * shadow read from it keeps following the other catalogs, holds no pg_range and is written back so.
  */
 public final class ShadowCatalogSerializer {
     public static final int MAGIC = 0x57535348; // 'WSSH'
-    public static final int VERSION = 1;
+    public static final int VERSION = 2;
+    public static final int OLDEST_READABLE_VERSION = 1;
     private static final int COMMITTED = 1;
     private static final int DOUBTFUL = 2;
     private static final int MARKER = 4;
@@ -172,9 +177,9 @@ public final class ShadowCatalogSerializer {
             throw new IOException("not a catalog shadow state (magic 0x" + Integer.toHexString(magic) + ")");
         }
         int version = in.readInt();
-        if (version != VERSION) {
+        if (version < OLDEST_READABLE_VERSION || version > VERSION) {
             throw new IOException("catalog shadow state has format version " + version + "; this build reads "
-                    + VERSION);
+                    + OLDEST_READABLE_VERSION + " to " + VERSION);
         }
         int dbOid = in.readInt();
         int dbTablespace = in.readInt();
@@ -186,6 +191,10 @@ public final class ShadowCatalogSerializer {
         int nl = in.readInt();
         for (int i = 0; i < nl; i++) {
             SystemCatalog c = catalog(in.readInt());
+            if (c.sinceStateVersion() > version) {
+                throw new IOException("catalog shadow state of version " + version + " holds " + c.relname()
+                        + ", which only version " + c.sinceStateVersion() + " on has");
+            }
             int m = in.readInt();
             List<Column> cols = new ArrayList<>(m);
             for (int k = 0; k < m; k++) {
@@ -253,7 +262,8 @@ public final class ShadowCatalogSerializer {
             }
         }
         for (SystemCatalog c : SystemCatalog.values()) {
-            if (s.mirror(c) == null) {
+            // a catalog added later may be missing (a state first written before it), but not half there
+            if (s.mirror(c) == null && (c.sinceStateVersion() == 1 || layouts.containsKey(c))) {
                 throw new IOException("catalog shadow state has no storage for " + c.relname());
             }
         }
@@ -349,6 +359,10 @@ public final class ShadowCatalogSerializer {
             out.writeInt(e.oid());
             out.writeInt(e.enumtypid());
             str(out, e.enumlabel());
+        } else if (row instanceof RangeRow r) {
+            out.writeInt(r.rngtypid());
+            out.writeInt(r.rngsubtype());
+            out.writeInt(r.rngmultitypid());
         }
     }
 
@@ -398,6 +412,7 @@ public final class ShadowCatalogSerializer {
                     in.readChar(), in.readChar(), in.readChar(), in.readInt(), in.readInt(), in.readInt(),
                     in.readInt());
             case PG_ENUM -> new EnumRow(in.readInt(), in.readInt(), str(in));
+            case PG_RANGE -> new RangeRow(in.readInt(), in.readInt(), in.readInt());
         };
     }
 

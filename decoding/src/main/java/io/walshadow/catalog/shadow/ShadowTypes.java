@@ -5,6 +5,7 @@ import io.walshadow.catalog.PgType;
 import io.walshadow.catalog.TypeCatalog;
 import io.walshadow.catalog.shadow.CatalogRow.AttributeRow;
 import io.walshadow.catalog.shadow.CatalogRow.EnumRow;
+import io.walshadow.catalog.shadow.CatalogRow.RangeRow;
 import io.walshadow.catalog.shadow.CatalogRow.TypeRow;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -12,8 +13,8 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * Type lookups answered from the {@link ShadowCatalog}: pg_type, pg_enum and composite types' pg_attribute rows as
- * of the stream's position. Answers are cached per instance; take a new one when {@link
+ * Type lookups answered from the {@link ShadowCatalog}: pg_type, pg_enum, pg_range and composite types' pg_attribute
+ * rows as of the stream's position. Answers are cached per instance; take a new one when {@link
  * ShadowCatalog#typesVersion()} changes.
  */
 public final class ShadowTypes implements TypeCatalog {
@@ -50,9 +51,23 @@ public final class ShadowTypes implements TypeCatalog {
                 labels.put(e.oid(), e.enumlabel());
             }
         }
+        int rangeSubtype = 0;
+        int rangeType = 0;
+        // a shadow restored from a state without pg_range knows no row: such types stay undecodable
+        if (t.typtype() == 'r' && source.shadow().holds(SystemCatalog.PG_RANGE)) {
+            for (CatalogRow r : source.shadow().mirror(SystemCatalog.PG_RANGE).visible(oid)) {
+                rangeSubtype = ((RangeRow) r).rngsubtype();
+            }
+        } else if (t.typtype() == 'm') {
+            for (CatalogRow r : source.shadow().rows(SystemCatalog.PG_RANGE)) { // a few rows: no index by multirange
+                if (((RangeRow) r).rngmultitypid() == oid) {
+                    rangeType = ((RangeRow) r).rngtypid();
+                }
+            }
+        }
         return new PgType(t.oid(), source.namespace(t.typnamespace()), t.typname(), t.typlen(), t.typbyval(),
                 t.typalign(), t.typtype(), t.typcategory(), t.typelem(), t.typbasetype(), t.typtypmod(), t.typrelid(),
-                Map.copyOf(labels));
+                Map.copyOf(labels), rangeSubtype, rangeType);
     }
 
     @Override

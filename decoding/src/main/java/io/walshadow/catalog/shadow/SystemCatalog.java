@@ -17,7 +17,9 @@ public enum SystemCatalog {
             + " indkey::text AS indkey"),
     PG_TYPE(1247, "pg_type", CatalogRow.TypeRow::of, "oid, typname, typnamespace, typlen, typbyval, typalign,"
             + " typtype, typcategory, typelem, typbasetype, typtypmod, typrelid"),
-    PG_ENUM(3501, "pg_enum", CatalogRow.EnumRow::of, "oid, enumtypid, enumlabel");
+    PG_ENUM(3501, "pg_enum", CatalogRow.EnumRow::of, "oid, enumtypid, enumlabel"),
+    /** Kept since state version 2: a state written before has none (its ranges of one's own stay undecodable). */
+    PG_RANGE(3541, "pg_range", CatalogRow.RangeRow::of, "rngtypid, rngsubtype, rngmultitypid", 2);
 
     /** The namespace every system catalog lives in. */
     public static final int PG_CATALOG_NAMESPACE = 11;
@@ -26,12 +28,19 @@ public enum SystemCatalog {
     private final String relname;
     private final Function<CatalogRow.Fields, CatalogRow> rows;
     private final String sqlColumns;
+    private final int sinceStateVersion;
 
     SystemCatalog(int oid, String relname, Function<CatalogRow.Fields, CatalogRow> rows, String sqlColumns) {
+        this(oid, relname, rows, sqlColumns, 1);
+    }
+
+    SystemCatalog(int oid, String relname, Function<CatalogRow.Fields, CatalogRow> rows, String sqlColumns,
+                  int sinceStateVersion) {
         this.oid = oid;
         this.relname = relname;
         this.rows = rows;
         this.sqlColumns = sqlColumns;
+        this.sinceStateVersion = sinceStateVersion;
     }
 
     public int oid() {
@@ -40,6 +49,15 @@ public enum SystemCatalog {
 
     public String relname() {
         return relname;
+    }
+
+    /**
+     * The first {@link ShadowCatalogSerializer} state version that holds this catalog. A shadow restored from an
+     * older state lacks it: it never saw that catalog's pages, so it answers as if the catalog held nothing (the
+     * lookups that need it fail closed) rather than follow pages it cannot know.
+     */
+    int sinceStateVersion() {
+        return sinceStateVersion;
     }
 
     /** The columns the bootstrap selects (each named as the row reads it). */

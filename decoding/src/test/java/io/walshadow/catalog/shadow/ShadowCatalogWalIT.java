@@ -8,8 +8,11 @@ import io.walshadow.catalog.shadow.CatalogRow.ClassRow;
 import io.walshadow.catalog.shadow.CatalogRow.EnumRow;
 import io.walshadow.catalog.shadow.CatalogRow.IndexRow;
 import io.walshadow.catalog.shadow.CatalogRow.NamespaceRow;
+import io.walshadow.catalog.shadow.CatalogRow.RangeRow;
 import io.walshadow.catalog.shadow.CatalogRow.TypeRow;
 import io.walshadow.testing.LocalPg;
+import io.walshadow.types.Oids;
+import io.walshadow.types.ValueDecoder;
 import io.walshadow.wal.Lsn;
 import io.walshadow.wal.Rmgrs;
 import io.walshadow.wal.WalFormat;
@@ -25,6 +28,7 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.ArrayList;
+import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -34,9 +38,10 @@ import org.junit.jupiter.api.Test;
 /**
  * The shadow driven by the real server's WAL against the real server's catalog: after every step of a DDL workload
  * (every DDL form, rollbacks, savepoints, a prepared transaction, rewrites of user tables and of the catalogs
- * themselves, vacuum), every row of the six catalogs the shadow keeps, as the shadow has it once it has read the
+ * themselves, vacuum), every row of the catalogs the shadow keeps, as the shadow has it once it has read the
  * WAL up to that point, must equal what PostgreSQL's own SELECT shows. The oracle renders rows from SQL text, the
- * shadow's side from the decoded tuples; the shadow is also written to bytes and read back at every step.
+ * shadow's side from the decoded tuples; the shadow is also written to bytes and read back at every step. A range
+ * type created after the bootstrap must decode with the types the shadow answers (pg_range from the WAL).
  */
 class ShadowCatalogWalIT {
     final String sfx = Long.toString(System.nanoTime(), 36);
@@ -57,7 +62,8 @@ class ShadowCatalogWalIT {
                     + " replace(indkey::text, ' ', ',')) FROM pg_index",
             "pg_type", "SELECT concat_ws('|', oid::int8, typname, typnamespace::int8, typlen, typbyval, typalign,"
                     + " typtype, typcategory, typelem::int8, typbasetype::int8, typtypmod, typrelid::int8) FROM pg_type",
-            "pg_enum", "SELECT concat_ws('|', oid::int8, enumtypid::int8, enumlabel) FROM pg_enum");
+            "pg_enum", "SELECT concat_ws('|', oid::int8, enumtypid::int8, enumlabel) FROM pg_enum",
+            "pg_range", "SELECT concat_ws('|', rngtypid::int8, rngsubtype::int8, rngmultitypid::int8) FROM pg_range");
 
     static String render(CatalogRow row) {
         if (row instanceof ClassRow c) {
@@ -81,6 +87,8 @@ class ShadowCatalogWalIT {
             return u(t.oid()) + "|" + t.typname() + "|" + u(t.typnamespace()) + "|" + t.typlen() + "|"
                     + b(t.typbyval()) + "|" + t.typalign() + "|" + t.typtype() + "|" + t.typcategory() + "|"
                     + u(t.typelem()) + "|" + u(t.typbasetype()) + "|" + t.typtypmod() + "|" + u(t.typrelid());
+        } else if (row instanceof RangeRow r) {
+            return u(r.rngtypid()) + "|" + u(r.rngsubtype()) + "|" + u(r.rngmultitypid());
         } else {
             EnumRow e = (EnumRow) row;
             return u(e.oid()) + "|" + u(e.enumtypid()) + "|" + e.enumlabel();
@@ -167,6 +175,8 @@ class ShadowCatalogWalIT {
             ShadowCatalog shadow = ShadowCatalogSerializer.fromCompressed(ShadowCatalogSerializer.toCompressed(r.shadow()));
 
             List<Expected> expected = new ArrayList<>();
+            // step index: (range, its multirange, subtype) of the ranges of one's own existing after it
+            Map<Integer, List<long[]>> ranges = new TreeMap<>();
             String t = schema + ".t1";
             String[][] steps = {
                 {"create", "CREATE TABLE " + t + " (id int PRIMARY KEY, a text, b int, c numeric(10,2))"},
@@ -184,6 +194,11 @@ class ShadowCatalogWalIT {
                 {"rolled back", "BEGIN", "ALTER TABLE " + t + " RENAME COLUMN e TO e2", "ROLLBACK"},
                 {"enum", "CREATE TYPE " + schema + ".mood AS ENUM ('sad', 'ok')",
                     "ALTER TYPE " + schema + ".mood ADD VALUE 'happy'"},
+                {"range type", "CREATE TYPE " + schema + ".floatrange AS RANGE (subtype = float8)",
+                    "CREATE TYPE " + schema + ".textrange AS RANGE (subtype = text, multirange_type_name = "
+                            + schema + ".texts)"},
+                {"dropped range type", "CREATE TYPE " + schema + ".gone AS RANGE (subtype = int8)",
+                    "DROP TYPE " + schema + ".gone"},
                 {"second table", "CREATE TABLE " + schema + ".t2 (k " + schema + ".mood, v numeric, w text)",
                     "ALTER TABLE " + schema + ".t2 REPLICA IDENTITY FULL"},
                 {"primary key", "ALTER TABLE " + schema + ".t2 ADD COLUMN id serial",
@@ -199,6 +214,7 @@ class ShadowCatalogWalIT {
                 {"ddl after pg_class rewrite", "ALTER TABLE " + schema + ".t1r RENAME TO t1s",
                     "CREATE TABLE " + schema + ".t3 (x int)"},
                 {"vacuum full the rest", "VACUUM FULL pg_type", "VACUUM FULL pg_namespace", "VACUUM FULL pg_index",
+                    "VACUUM FULL pg_range",
                     "CLUSTER pg_class USING pg_class_oid_index"},
                 {"ddl after every rewrite", "ALTER TABLE " + schema + ".t3 ADD y int", "DROP TABLE " + schema + ".t2",
                     "ALTER TYPE " + schema + ".mood RENAME VALUE 'ok' TO 'fine'"},
@@ -211,6 +227,7 @@ class ShadowCatalogWalIT {
                     "ALTER TABLE " + schema + ".t3 ALTER a1 TYPE bigint", "ALTER TABLE " + schema + ".t3 DROP a2",
                     "ALTER TABLE " + schema + ".t3 RENAME a1 TO a3", "ALTER TABLE " + schema + ".t3 ALTER y SET NOT NULL",
                     "CREATE INDEX ON " + schema + ".t3 (y)", "ALTER TABLE " + schema + ".t3 ADD PRIMARY KEY (y)"},
+                {"range type after every rewrite", "CREATE TYPE " + schema + ".daterange2 AS RANGE (subtype = date)"},
                 {"drop schema", "DROP SCHEMA " + schema + " CASCADE"},
             };
             for (String[] step : steps) {
@@ -218,6 +235,9 @@ class ShadowCatalogWalIT {
                     LocalPg.exec(c, step[i]);
                 }
                 expected.add(oracle(oracle, step[0]));
+                if (step[0].startsWith("range type")) {
+                    ranges.put(expected.size() - 1, rangeOids(c, schema));
+                }
             }
             LocalPg.exec(c, "SELECT pg_switch_wal()");
             long end = LocalPg.currentLsn(c);
@@ -233,6 +253,7 @@ class ShadowCatalogWalIT {
                         Expected e = expected.get(step++);
                         assertEquals(e.rows, shadowRows(shadow), "after step '" + e.step + "' ("
                                 + Lsn.format(e.lsn) + ")");
+                        assertRangesDecode(shadow, ranges.getOrDefault(step - 1, List.of()), e.step);
                         shadow.counters().asMap().forEach((k, v) -> counters.merge(k, v, Long::sum));
                         shadow = ShadowCatalogSerializer.fromBytes(ShadowCatalogSerializer.toBytes(shadow));
                     }
@@ -246,6 +267,67 @@ class ShadowCatalogWalIT {
             assertTrue(counters.get("catalog_shadow_pages_seen") > 0, counters.toString());
             assertTrue(counters.get("catalog_shadow_images_verified") > 0, counters.toString());
         }
+    }
+
+    /** The schema's ranges of one's own as PostgreSQL's pg_range has them: (range, multirange, subtype). */
+    static List<long[]> rangeOids(Connection c, String schema) throws SQLException {
+        List<long[]> out = new ArrayList<>();
+        try (Statement st = c.createStatement();
+             ResultSet rs = st.executeQuery("SELECT rngtypid::int8, rngmultitypid::int8, rngsubtype::int8"
+                     + " FROM pg_range r JOIN pg_type t ON t.oid = r.rngtypid JOIN pg_namespace n"
+                     + " ON n.oid = t.typnamespace WHERE n.nspname = '" + schema + "'")) {
+            while (rs.next()) {
+                out.add(new long[] {rs.getLong(1), rs.getLong(2), rs.getLong(3)});
+            }
+        }
+        assertTrue(!out.isEmpty(), "ranges in " + schema);
+        return out;
+    }
+
+    /**
+     * Types from the shadow know each range's subtype and each multirange's range, and decode their values: a
+     * range and a multirange of it holding {@code [1,2)} of the subtype (built here for float8, text and date).
+     */
+    static void assertRangesDecode(ShadowCatalog shadow, List<long[]> ranges, String step) {
+        ShadowTypes types = new ShadowTypes(shadow);
+        ValueDecoder dec = new ValueDecoder(types);
+        for (long[] r : ranges) {
+            int range = (int) r[0];
+            int multi = (int) r[1];
+            int subtype = (int) r[2];
+            String where = "after step '" + step + "', range " + r[0];
+            assertEquals(subtype, types.type(range).rangeSubtype(), where);
+            assertEquals(range, types.type(multi).rangeType(), where);
+            String bounds = switch (subtype) {
+                case Oids.FLOAT8 -> "000000000000f03f 0000000000000040";     // 1, 2
+                case Oids.TEXT -> "0561 0562";                              // 'a', 'b' (short varlenas)
+                case Oids.DATE -> "01000000 02000000";                      // 2000-01-02, 2000-01-03
+                default -> throw new AssertionError("subtype " + subtype);
+            };
+            String text = switch (subtype) {
+                case Oids.FLOAT8 -> "[1,2)";
+                case Oids.TEXT -> "[a,b)";
+                default -> "[2000-01-02,2000-01-03)";
+            };
+            byte[] datum = varlena(le(range) + bounds + "02");
+            assertEquals(text, dec.toText(range, -1, dec.decode(range, -1, datum, 0, datum.length)), where);
+            // one range: no items, its flags, padding to the subtype's alignment, its bounds
+            byte[] mr = varlena(le(multi) + "01000000 02 000000" + bounds);
+            assertEquals("{" + text + "}", dec.toText(multi, -1, dec.decode(multi, -1, mr, 0, mr.length)), where);
+        }
+    }
+
+    private static byte[] varlena(String payloadHex) {
+        byte[] payload = HexFormat.of().parseHex(payloadHex.replace(" ", ""));
+        byte[] datum = new byte[4 + payload.length];
+        datum[0] = (byte) (datum.length << 2);
+        datum[1] = (byte) (datum.length >> 6);
+        System.arraycopy(payload, 0, datum, 4, payload.length);
+        return datum;
+    }
+
+    private static String le(int v) {
+        return String.format("%02x%02x%02x%02x", v & 0xFF, (v >> 8) & 0xFF, (v >> 16) & 0xFF, v >>> 24);
     }
 
     static void feed(ShadowCatalog s, XLogRecord rec) {
