@@ -68,8 +68,12 @@ import org.slf4j.LoggerFactory;
 public final class WalDecoderFunction extends ProcessFunction<XLogRecord, BufferEvent> implements CheckpointedFunction {
     private static final long serialVersionUID = 1L;
     private static final Logger LOG = LoggerFactory.getLogger(WalDecoderFunction.class);
-    /** Version of this operator's own state layout (the history bytes carry their own version inside). */
-    static final int STATE_VERSION = 4;
+    /**
+     * Version of this operator's own state layout (the history bytes carry their own version inside). From 5 on,
+     * everything after the version is LZ4-compressed: Flink writes operator state whole into every checkpoint, and
+     * catalog tuples (names, repeated attribute rows) compress several times over.
+     */
+    static final int STATE_VERSION = 5;
 
     private final PgConnectionConfig pg;
     private final String include;
@@ -366,8 +370,8 @@ public final class WalDecoderFunction extends ProcessFunction<XLogRecord, Buffer
 
     private byte[] writeState() throws IOException {
         ByteArrayOutputStream bytes = new ByteArrayOutputStream();
-        DataOutputStream out = new DataOutputStream(bytes);
-        out.writeInt(STATE_VERSION);
+        new DataOutputStream(bytes).writeInt(STATE_VERSION);
+        DataOutputStream out = new DataOutputStream(new net.jpountz.lz4.LZ4BlockOutputStream(bytes));
         CatalogHistorySerializer.write(decoder.history(), out);
         Set<RelFileLocator> created = decoder.pendingCreated();
         out.writeInt(created.size());
@@ -411,7 +415,7 @@ public final class WalDecoderFunction extends ProcessFunction<XLogRecord, Buffer
         if (sh != null) {
             ShadowCatalogSerializer.write(sh, out);
         }
-        out.flush();
+        out.close(); // ends the LZ4 stream (the byte array needs no closing)
         return bytes.toByteArray();
     }
 
@@ -421,6 +425,10 @@ public final class WalDecoderFunction extends ProcessFunction<XLogRecord, Buffer
         if (version < 1 || version > STATE_VERSION) {
             throw new IOException("decoder state version " + version + " is not readable by this build (reads "
                     + STATE_VERSION + ")");
+        }
+        if (version >= 5) {
+            in = new DataInputStream(new net.jpountz.lz4.LZ4BlockInputStream(new ByteArrayInputStream(b, 4,
+                    b.length - 4)));
         }
         restoredHistory = CatalogHistorySerializer.read(in);
         int n = in.readInt();
