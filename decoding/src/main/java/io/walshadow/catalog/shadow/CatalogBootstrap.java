@@ -35,12 +35,12 @@ import java.util.function.Consumer;
  *   <li>One {@code REPEATABLE READ} transaction: the catalogs locked {@code ACCESS SHARE} (no rewrite of them
  *       moves tuples mid-read), its snapshot, then {@code S} (every commit it shows precedes {@code S}; those it
  *       shows running end in the WAL the shadow follows), each catalog's own layout and storage, and every tuple of
- *       the six catalogs with its {@code ctid} and {@code xmin}.
+ *       the seven catalogs with its {@code ctid} and {@code xmin}.
  * </ol>
  */
 public final class CatalogBootstrap {
     private static final String[] LOCKED = {"pg_class", "pg_attribute", "pg_namespace", "pg_index", "pg_type",
-        "pg_enum"};
+        "pg_enum", "pg_extension"};
 
     /**
      * @param startLsn {@code S}: the shadow is the catalog as of every record from here on

@@ -23,7 +23,7 @@ import java.util.Set;
 
 /**
  * The system catalog exactly as of the WAL position the stream has reached, kept from the WAL itself: the tuples of
- * pg_class, pg_attribute, pg_namespace, pg_index, pg_type and pg_enum by TID, changed as heap redo changes them, and
+ * pg_class, pg_attribute, pg_namespace, pg_index, pg_type, pg_enum and pg_extension by TID, changed as heap redo changes them, and
  * made visible or dead as the stream passes their transactions' commit and abort records. Nothing here reads the
  * live database; the bootstrap ({@link CatalogBootstrap}) gave one consistent read of it, once.
  *
@@ -83,7 +83,7 @@ public final class ShadowCatalog {
     final Map<RelFileLocator, Integer> copies = new HashMap<>();
     /** What transactions in progress did to catalog tuples, by (sub)xid. */
     private final Map<Integer, List<Effect>> pending = new HashMap<>();
-    /** Bumped by every commit that changes pg_type, pg_enum, pg_attribute or pg_namespace. */
+    /** Bumped by every commit that changes pg_type, pg_enum, pg_attribute, pg_namespace or pg_extension. */
     long typesVersion;
     private final Set<Integer> changedRelations = new HashSet<>();
     private boolean namespacesChanged;
@@ -101,7 +101,7 @@ public final class ShadowCatalog {
         this.layouts = layouts;
         this.mapped = mapped;
         for (SystemCatalog c : SystemCatalog.values()) {
-            if (!layouts.containsKey(c)) {
+            if (!layouts.containsKey(c) && !c.optional()) {
                 throw new IllegalArgumentException("no layout for " + c.relname());
             }
         }
@@ -132,11 +132,13 @@ public final class ShadowCatalog {
         return typesVersion;
     }
 
-    /** The rows of a catalog visible at the stream's position (committed, not deleted). */
+    /** The rows of a catalog visible at the stream's position (committed, not deleted); none of a catalog not kept. */
     public List<CatalogRow> rows(SystemCatalog c) {
-        return current.get(c).visibleRows();
+        RelationMirror m = current.get(c);
+        return m == null ? List.of() : m.visibleRows();
     }
 
+    /** The catalog's current mirror; null only for an {@link SystemCatalog#optional} catalog this shadow lacks. */
     RelationMirror mirror(SystemCatalog c) {
         return current.get(c);
     }
@@ -697,7 +699,7 @@ public final class ShadowCatalog {
         if (c.relnamespace() != SystemCatalog.PG_CATALOG_NAMESPACE || !c.relname().startsWith("pg_temp_")) {
             return;
         }
-        for (SystemCatalog cat : SystemCatalog.values()) {
+        for (SystemCatalog cat : current.keySet()) {
             if (cat.transientName().equals(c.relname())) {
                 RelFileLocator loc = new RelFileLocator(c.reltablespace() == 0 ? dbTablespace : c.reltablespace(),
                         dbOid, c.relfilenode() != 0 ? c.relfilenode() : c.oid());
@@ -785,7 +787,7 @@ public final class ShadowCatalog {
             return false;
         });
         if (strict()) {
-            for (SystemCatalog c : SystemCatalog.values()) {
+            for (SystemCatalog c : current.keySet()) {
                 int rel = storageOf(c);
                 if (rel != 0 && rel != current.get(c).locator.relNumber()) {
                     throw new ShadowCatalogException(c.relname() + " moved to relfilenode "
@@ -886,7 +888,7 @@ public final class ShadowCatalog {
      * apply with the rest of its effects.
      */
     private void followRewrites(long lsn, Set<Integer> ending) {
-        for (SystemCatalog c : SystemCatalog.values()) {
+        for (SystemCatalog c : List.copyOf(current.keySet())) {
             RelationMirror old = current.get(c);
             int rel = storageAfter(c, ending);
             if (rel == 0 || rel == old.locator.relNumber()) {

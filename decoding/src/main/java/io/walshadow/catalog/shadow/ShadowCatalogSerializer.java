@@ -4,6 +4,7 @@ import io.walshadow.catalog.Column;
 import io.walshadow.catalog.shadow.CatalogRow.AttributeRow;
 import io.walshadow.catalog.shadow.CatalogRow.ClassRow;
 import io.walshadow.catalog.shadow.CatalogRow.EnumRow;
+import io.walshadow.catalog.shadow.CatalogRow.ExtensionRow;
 import io.walshadow.catalog.shadow.CatalogRow.IndexRow;
 import io.walshadow.catalog.shadow.CatalogRow.NamespaceRow;
 import io.walshadow.catalog.shadow.CatalogRow.TypeRow;
@@ -49,10 +50,14 @@ import java.util.zip.GZIPOutputStream;
  * </pre>
  *
  * Tuples with bytes are read back through the layout (their row is not stored twice). Output is deterministic.
+ *
+ * <p>Version 2 adds pg_extension (its layout, storage and rows, like any other catalog); a version 1 state has none
+ * and is read as a shadow without it ({@link SystemCatalog#optional}).
  */
 public final class ShadowCatalogSerializer {
     public static final int MAGIC = 0x57535348; // 'WSSH'
-    public static final int VERSION = 1;
+    public static final int VERSION = 2;
+    public static final int OLDEST_READABLE = 1;
     private static final int COMMITTED = 1;
     private static final int DOUBTFUL = 2;
     private static final int MARKER = 4;
@@ -172,9 +177,9 @@ public final class ShadowCatalogSerializer {
             throw new IOException("not a catalog shadow state (magic 0x" + Integer.toHexString(magic) + ")");
         }
         int version = in.readInt();
-        if (version != VERSION) {
+        if (version < OLDEST_READABLE || version > VERSION) {
             throw new IOException("catalog shadow state has format version " + version + "; this build reads "
-                    + VERSION);
+                    + OLDEST_READABLE + " to " + VERSION);
         }
         int dbOid = in.readInt();
         int dbTablespace = in.readInt();
@@ -253,7 +258,7 @@ public final class ShadowCatalogSerializer {
             }
         }
         for (SystemCatalog c : SystemCatalog.values()) {
-            if (s.mirror(c) == null) {
+            if (s.mirror(c) == null && !(c.optional() && !layouts.containsKey(c))) {
                 throw new IOException("catalog shadow state has no storage for " + c.relname());
             }
         }
@@ -349,6 +354,10 @@ public final class ShadowCatalogSerializer {
             out.writeInt(e.oid());
             out.writeInt(e.enumtypid());
             str(out, e.enumlabel());
+        } else if (row instanceof ExtensionRow e) {
+            out.writeInt(e.oid());
+            str(out, e.extname());
+            out.writeInt(e.extnamespace());
         }
     }
 
@@ -398,6 +407,7 @@ public final class ShadowCatalogSerializer {
                     in.readChar(), in.readChar(), in.readChar(), in.readInt(), in.readInt(), in.readInt(),
                     in.readInt());
             case PG_ENUM -> new EnumRow(in.readInt(), in.readInt(), str(in));
+            case PG_EXTENSION -> new ExtensionRow(in.readInt(), str(in), in.readInt());
         };
     }
 

@@ -17,7 +17,9 @@ public enum SystemCatalog {
             + " indkey::text AS indkey"),
     PG_TYPE(1247, "pg_type", CatalogRow.TypeRow::of, "oid, typname, typnamespace, typlen, typbyval, typalign,"
             + " typtype, typcategory, typelem, typbasetype, typtypmod, typrelid"),
-    PG_ENUM(3501, "pg_enum", CatalogRow.EnumRow::of, "oid, enumtypid, enumlabel");
+    PG_ENUM(3501, "pg_enum", CatalogRow.EnumRow::of, "oid, enumtypid, enumlabel"),
+    /** Which extension's namespace a type is in: contrib types are known by (extension, type name). */
+    PG_EXTENSION(3079, "pg_extension", CatalogRow.ExtensionRow::of, "oid, extname, extnamespace");
 
     /** The namespace every system catalog lives in. */
     public static final int PG_CATALOG_NAMESPACE = 11;
@@ -49,6 +51,14 @@ public enum SystemCatalog {
 
     CatalogRow row(CatalogRow.Fields f) {
         return rows.apply(f);
+    }
+
+    /**
+     * Whether a shadow may lack this catalog: one restored from a state written before it was kept (format version 1
+     * had no pg_extension). Such a shadow answers as if no extension were installed, until a new bootstrap.
+     */
+    boolean optional() {
+        return this == PG_EXTENSION;
     }
 
     /** The catalog with this oid, or null. */

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.walshadow.catalog.shadow.CatalogRow.AttributeRow;
 import io.walshadow.catalog.shadow.CatalogRow.ClassRow;
 import io.walshadow.catalog.shadow.CatalogRow.EnumRow;
+import io.walshadow.catalog.shadow.CatalogRow.ExtensionRow;
 import io.walshadow.catalog.shadow.CatalogRow.IndexRow;
 import io.walshadow.catalog.shadow.CatalogRow.NamespaceRow;
 import io.walshadow.catalog.shadow.CatalogRow.TypeRow;
@@ -34,7 +35,7 @@ import org.junit.jupiter.api.Test;
 /**
  * The shadow driven by the real server's WAL against the real server's catalog: after every step of a DDL workload
  * (every DDL form, rollbacks, savepoints, a prepared transaction, rewrites of user tables and of the catalogs
- * themselves, vacuum), every row of the six catalogs the shadow keeps, as the shadow has it once it has read the
+ * themselves, vacuum), every row of the seven catalogs the shadow keeps, as the shadow has it once it has read the
  * WAL up to that point, must equal what PostgreSQL's own SELECT shows. The oracle renders rows from SQL text, the
  * shadow's side from the decoded tuples; the shadow is also written to bytes and read back at every step.
  */
@@ -57,7 +58,8 @@ class ShadowCatalogWalIT {
                     + " replace(indkey::text, ' ', ',')) FROM pg_index",
             "pg_type", "SELECT concat_ws('|', oid::int8, typname, typnamespace::int8, typlen, typbyval, typalign,"
                     + " typtype, typcategory, typelem::int8, typbasetype::int8, typtypmod, typrelid::int8) FROM pg_type",
-            "pg_enum", "SELECT concat_ws('|', oid::int8, enumtypid::int8, enumlabel) FROM pg_enum");
+            "pg_enum", "SELECT concat_ws('|', oid::int8, enumtypid::int8, enumlabel) FROM pg_enum",
+            "pg_extension", "SELECT concat_ws('|', oid::int8, extname, extnamespace::int8) FROM pg_extension");
 
     static String render(CatalogRow row) {
         if (row instanceof ClassRow c) {
@@ -81,6 +83,8 @@ class ShadowCatalogWalIT {
             return u(t.oid()) + "|" + t.typname() + "|" + u(t.typnamespace()) + "|" + t.typlen() + "|"
                     + b(t.typbyval()) + "|" + t.typalign() + "|" + t.typtype() + "|" + t.typcategory() + "|"
                     + u(t.typelem()) + "|" + u(t.typbasetype()) + "|" + t.typtypmod() + "|" + u(t.typrelid());
+        } else if (row instanceof ExtensionRow x) {
+            return u(x.oid()) + "|" + x.extname() + "|" + u(x.extnamespace());
         } else {
             EnumRow e = (EnumRow) row;
             return u(e.oid()) + "|" + u(e.enumtypid()) + "|" + e.enumlabel();
@@ -199,7 +203,7 @@ class ShadowCatalogWalIT {
                 {"ddl after pg_class rewrite", "ALTER TABLE " + schema + ".t1r RENAME TO t1s",
                     "CREATE TABLE " + schema + ".t3 (x int)"},
                 {"vacuum full the rest", "VACUUM FULL pg_type", "VACUUM FULL pg_namespace", "VACUUM FULL pg_index",
-                    "CLUSTER pg_class USING pg_class_oid_index"},
+                    "VACUUM FULL pg_extension", "CLUSTER pg_class USING pg_class_oid_index"},
                 {"ddl after every rewrite", "ALTER TABLE " + schema + ".t3 ADD y int", "DROP TABLE " + schema + ".t2",
                     "ALTER TYPE " + schema + ".mood RENAME VALUE 'ok' TO 'fine'"},
                 {"prepared", "BEGIN", "CREATE TABLE " + schema + ".t4 (z int)", "PREPARE TRANSACTION 'shadow_" + sfx + "'"},
