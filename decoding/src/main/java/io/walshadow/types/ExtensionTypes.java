@@ -28,6 +28,16 @@ public final class ExtensionTypes {
         return t != null && t.contains(typname);
     }
 
+    /** Whether some extension has a type of this name the decoder knows. */
+    public static boolean knownName(String typname) {
+        for (Set<String> t : TYPES.values()) {
+            if (t.contains(typname)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     /**
      * The extension a type named {@code typname} belongs to, given the names of the extensions installed in its
      * namespace; null when none of them has a type of that name the decoder knows.

@@ -24,17 +24,17 @@ import org.apache.flink.core.memory.DataOutputView;
  * Serializer of {@link BufferEvent} (decoder to transaction buffer, across the keyBy). Format version
  * {@value #FORMAT_VERSION}:
  * <pre>
- *   byte format version (3), int topXid, long commitSeq, long fullXid (since 2), ChangeEvent as
+ *   byte format version (4), int topXid, long commitSeq, long fullXid (since 2), ChangeEvent as
  *   {@link ChangeEventSerializer} writes it (its own version byte first), count n, n x (relfilenode: uvarint
  *   spcOid, dbOid, relNumber; uvarint length, RelationDescriptorCodec v1 bytes), (since 3) the deferred types
- *   as {@link TypeSetCodec} writes them
+ *   as {@link TypeSetCodec} writes them (its version 1 in format 3, 2 since 4)
  * </pre>
  * Version 1 lacks fullXid (read as 0, unknown); versions 1 and 2 lack the types (read as none: the buffer then
  * decodes such a commit's deferred records with the live catalog, as the build that wrote them did).
  */
 public final class BufferEventSerializer extends ImmutableValueSerializer<BufferEvent> {
     private static final long serialVersionUID = 1L;
-    public static final int FORMAT_VERSION = 3;
+    public static final int FORMAT_VERSION = 4;
     public static final int OLDEST_READABLE_FORMAT_VERSION = 1;
 
     private final ChangeEventSerializer events = new ChangeEventSerializer();
@@ -83,7 +83,8 @@ public final class BufferEventSerializer extends ImmutableValueSerializer<Buffer
             RelFileLocator rel = RelationDescriptorCodec.readLocator(in);
             d.put(rel, RelationDescriptorCodec.fromBytes(Wire.readBytes(in, "descriptor"), 1));
         }
-        io.walshadow.catalog.TypeSet types = version >= 3 ? TypeSetCodec.read(in) : null;
+        io.walshadow.catalog.TypeSet types = version >= 3
+                ? TypeSetCodec.read(in, version >= 4 ? 2 : 1) : null;
         return new BufferEvent(top, seq, fullXid, e, d, types);
     }
 

@@ -21,18 +21,18 @@ import org.apache.flink.core.memory.DataOutputView;
  * aligned checkpoint or savepoint state), so this build reads only its own format. Format version
  * {@value #FORMAT_VERSION}:
  * <pre>
- *   byte format version (3), byte kind, long commitSeq, long commitLsn, long fullXid, long commitTime, then by kind:
+ *   byte format version (4), byte kind, long commitSeq, long commitLsn, long fullXid, long commitTime, then by kind:
  *   1 DrainedChange: ChangeEvent as {@link ChangeEventSerializer} writes it (own version byte first)
  *   2 DrainedCommit: byte hasGid, [string gid], long changes, long firstLsn, count n, n x string relation,
  *       byte schemaChange
  *   3 DrainedCatalog: catalog changes as a ChangeEventSerializer XactEvent without record (own version byte first),
- *     then (since 3) the types as {@link TypeSetCodec} writes them
+ *     then (since 3) the types as {@link TypeSetCodec} writes them (its version 1 in format 3, 2 since 4)
  * </pre>
  * Version 1 (before 2) had an int xid and the catalog changes on the commit.
  */
 public final class DrainedSerializer extends ImmutableValueSerializer<Drained> {
     private static final long serialVersionUID = 1L;
-    public static final int FORMAT_VERSION = 3;
+    public static final int FORMAT_VERSION = 4;
     public static final int OLDEST_READABLE_FORMAT_VERSION = 2;
     static final int CHANGE = 1;
     static final int COMMIT = 2;
@@ -108,7 +108,7 @@ public final class DrainedSerializer extends ImmutableValueSerializer<Drained> {
                     throw new StateFormatException("DrainedCatalog without its catalog changes");
                 }
                 return new DrainedCatalog(seq, lsn, fullXid, time, x.catalogChanges(),
-                        version >= 3 ? TypeSetCodec.read(in) : null);
+                        version >= 3 ? TypeSetCodec.read(in, version >= 4 ? 2 : 1) : null);
             }
             default:
                 throw new StateFormatException("Drained of unknown kind " + kind);

@@ -11,23 +11,28 @@ import java.io.IOException;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 
 /**
  * Wire form of a {@link TypeSet} (primitives as in {@link Wire}):
  * <pre>
  *   count n, n x type: uvarint oid, string schema, string name, varint typlen, byte typbyval, uvarint typalign,
  *     uvarint typtype, uvarint typcategory, uvarint elemOid, uvarint baseTypeOid, varint baseTypmod, uvarint relOid,
- *     count l, l x (uvarint enum value oid, string label)
+ *     count l, l x (uvarint enum value oid, string label), (since 2) string extension (null: none)
  *   count m, m x composite: RelationDescriptorCodec v1 of a descriptor whose relOid is the typrelid and whose
  *     columns are the attributes
  * </pre>
+ * The version is not in the bytes: the formats embedding a type set carry it ({@link #FORMAT_VERSION} is what this
+ * build writes; version 1 has no extension, read as none).
  */
 public final class TypeSetCodec {
+    public static final int FORMAT_VERSION = 2;
+
     private TypeSetCodec() {}
 
     public static void write(DataOutput out, TypeSet s) throws IOException {
         Wire.writeCount(out, s.types().size());
-        for (PgType t : s.types().values()) {
+        for (PgType t : new TreeMap<>(s.types()).values()) { // by oid: the same set, the same bytes
             Wire.writeUVarInt(out, t.oid());
             Wire.writeString(out, t.schema());
             Wire.writeString(out, t.name());
@@ -42,19 +47,25 @@ public final class TypeSetCodec {
             Wire.writeUVarInt(out, t.relOid());
             Map<Integer, String> labels = t.enumLabels() == null ? Map.of() : t.enumLabels();
             Wire.writeCount(out, labels.size());
-            for (Map.Entry<Integer, String> l : labels.entrySet()) {
+            for (Map.Entry<Integer, String> l : new TreeMap<>(labels).entrySet()) {
                 Wire.writeUVarInt(out, l.getKey());
                 Wire.writeString(out, l.getValue());
             }
+            Wire.writeString(out, t.extension());
         }
         Wire.writeCount(out, s.composites().size());
-        for (Map.Entry<Integer, List<Column>> c : s.composites().entrySet()) {
+        for (Map.Entry<Integer, List<Column>> c : new TreeMap<>(s.composites()).entrySet()) {
             RelationDescriptorCodec.write(out, new RelationDescriptor(c.getKey(), new RelFileLocator(0, 0, 0), "", "",
                     'c', 'p', 'n', 0, c.getValue(), List.of()));
         }
     }
 
     public static TypeSet read(DataInput in) throws IOException {
+        return read(in, FORMAT_VERSION);
+    }
+
+    /** Reads a type set written in format {@code version} (1 or 2). */
+    public static TypeSet read(DataInput in, int version) throws IOException {
         int n = Wire.readCount(in, "types");
         Map<Integer, PgType> types = new HashMap<>();
         for (int i = 0; i < n; i++) {
@@ -75,8 +86,9 @@ public final class TypeSetCodec {
             for (int j = 0; j < l; j++) {
                 labels.put(Wire.readUVarInt(in, "enum value oid"), Wire.readString(in));
             }
+            String extension = version >= 2 ? Wire.readString(in) : null;
             types.put(oid, new PgType(oid, schema, name, typlen, byval, align, typtype, category, elem, base,
-                    baseTypmod, rel, Map.copyOf(labels)));
+                    baseTypmod, rel, Map.copyOf(labels), extension));
         }
         int m = Wire.readCount(in, "composites");
         Map<Integer, List<Column>> composites = new HashMap<>();

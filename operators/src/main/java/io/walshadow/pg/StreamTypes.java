@@ -4,6 +4,7 @@ import io.walshadow.catalog.Column;
 import io.walshadow.catalog.PgType;
 import io.walshadow.catalog.TypeCatalog;
 import io.walshadow.catalog.TypeSet;
+import io.walshadow.types.ExtensionTypes;
 import io.walshadow.types.SqlTypeCatalog;
 import java.sql.Connection;
 import java.sql.SQLException;
@@ -52,7 +53,17 @@ public final class StreamTypes implements TypeCatalog {
 
     @Override
     public PgType type(int oid) {
-        return find(c -> c.type(oid));
+        PgType t = find(c -> c.type(oid));
+        if (t != null && t.extension() == null && t.typtype() == 'b' && ExtensionTypes.knownName(t.name())) {
+            // an earlier build's state kept types without their extension: the live catalog's, for the same type
+            PgType l = live().type(oid);
+            if (l != null && l.extension() != null && l.name().equals(t.name()) && l.schema().equals(t.schema())) {
+                return new PgType(t.oid(), t.schema(), t.name(), t.typlen(), t.typbyval(), t.typalign(), t.typtype(),
+                        t.typcategory(), t.elemOid(), t.baseTypeOid(), t.baseTypmod(), t.relOid(), t.enumLabels(),
+                        l.extension());
+            }
+        }
+        return t;
     }
 
     @Override

@@ -24,6 +24,7 @@ import org.apache.flink.core.memory.DataOutputSerializer;
  *   writes them
  *   (version 5) count q, q x (uvarint relation oid, string schema, string name, uvarlong lsn, string reason): the
  *   tables in quarantine
+ *   (version 6) the types in {@link TypeSetCodec} version 2 (each type's extension); before, version 1
  * Version 1 is version 2 without the mirrors (read as none); version 2 has no TID flag (a table has TID columns
  * exactly when keyed by TID).
  */
@@ -31,7 +32,7 @@ public final class SinkWriterStateSerializer implements SimpleVersionedSerialize
         java.io.Serializable {
     private static final long serialVersionUID = 1L;
     public static final SinkWriterStateSerializer INSTANCE = new SinkWriterStateSerializer();
-    static final int VERSION = 5;
+    static final int VERSION = 6;
 
     @Override
     public int getVersion() {
@@ -129,7 +130,7 @@ public final class SinkWriterStateSerializer implements SimpleVersionedSerialize
                 dropped.add(Wire.readUVarInt(in, "dropped relation"));
             }
         }
-        var types = version >= 4 ? TypeSetCodec.read(in) : null;
+        var types = version >= 4 ? TypeSetCodec.read(in, version >= 6 ? 2 : 1) : null;
         List<QuarantinedTable> quarantined = new ArrayList<>();
         if (version >= 5) {
             int q = Wire.readCount(in, "quarantined tables");
