@@ -6,7 +6,9 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * {@code hstore} (contrib/hstore/hstore.h, hstore_io.c {@code hstore_out}) into a {@link PgHstore}. After the
+ * {@code hstore} (contrib/hstore/hstore.h, hstore_io.c {@code hstore_out}) into the text {@code hstore_out} prints
+ * (a String, like every text-form type: the value travels and is stored as text; the sink reads it back with {@link
+ * PgHstore#parseOutput} for a Map column). After the
  * varlena header: {@code uint32 size_} (the pair count in the low 28 bits, {@code HS_FLAG_NEWVERSION} 0x80000000),
  * then 2 x count HEntry words (key, value, key, ...: the end offset of each string in the low 30 bits, 0x40000000 a
  * NULL value, 0x80000000 the first entry), then the strings back to back; an entry starts where the previous ends.
@@ -20,7 +22,7 @@ final class HstoreCodec {
     private HstoreCodec() {}
 
     static TypeCodec codec(Charset cs) {
-        return TypeCodec.of((b, o, l) -> decode(b, o, l, cs), PgHstore.class);
+        return TypeCodec.of((b, o, l) -> decode(b, o, l, cs).toString(), String.class);
     }
 
     static PgHstore decode(byte[] b, int o, int l, Charset cs) {
