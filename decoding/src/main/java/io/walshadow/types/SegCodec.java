@@ -43,7 +43,13 @@ final class SegCodec {
             out.append("..");
             if (uExt != '-') {
                 out.append(' ');
-                if (uExt == '>' || uExt == '<' || uExt == '~') {
+                // PostgreSQL 15's seg_out tests l_ext here, not u_ext (newer sources test u_ext): an upper '~' shows
+                // only after a lower '~', and after a lower '~' an unmarked upper bound prints its NUL marker, which
+                // ends the C string: '~1 .. 2' prints "~1 .. ", '1 .. ~2' prints "1 .. 2"
+                if (uExt == '>' || uExt == '<' || lExt == '~') {
+                    if (uExt == 0) {
+                        return out.toString();
+                    }
                     out.append(uExt);
                 }
                 out.append(restore(upper, uSigd));
