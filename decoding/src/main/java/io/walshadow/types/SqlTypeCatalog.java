@@ -47,7 +47,10 @@ public final class SqlTypeCatalog implements TypeCatalog {
         return Collections.unmodifiableCollection(types.values());
     }
 
-    /** Reads pg_type, pg_enum, pg_range and pg_attribute of composite types, in one snapshot if the caller opened one. */
+    /**
+     * Reads pg_type, pg_enum, pg_range, pg_extension (which extension's namespace a type is in) and pg_attribute of
+     * composite types, in one snapshot if the caller opened one.
+     */
     public static SqlTypeCatalog load(Connection c) throws SQLException {
         Map<Integer, Integer> rangeSubtypes = new HashMap<>();
         Map<Integer, Integer> multirangeRanges = new HashMap<>();
@@ -67,18 +70,27 @@ public final class SqlTypeCatalog implements TypeCatalog {
                         rs.getString(3));
             }
         }
+        Map<Integer, List<String>> extensions = new HashMap<>();
+        try (Statement st = c.createStatement();
+             ResultSet rs = st.executeQuery("SELECT extnamespace, extname FROM pg_catalog.pg_extension")) {
+            while (rs.next()) {
+                extensions.computeIfAbsent((int) rs.getLong(1), k -> new ArrayList<>()).add(rs.getString(2));
+            }
+        }
         Map<Integer, PgType> types = new HashMap<>();
         try (Statement st = c.createStatement();
              ResultSet rs = st.executeQuery("SELECT t.oid, n.nspname, t.typname, t.typlen, t.typbyval, t.typalign,"
-                     + " t.typtype, t.typcategory, t.typelem, t.typbasetype, t.typtypmod, t.typrelid"
-                     + " FROM pg_catalog.pg_type t JOIN pg_catalog.pg_namespace n ON n.oid = t.typnamespace")) {
+                     + " t.typtype, t.typcategory, t.typelem, t.typbasetype, t.typtypmod, t.typrelid,"
+                     + " t.typnamespace FROM pg_catalog.pg_type t JOIN pg_catalog.pg_namespace n ON n.oid = t.typnamespace")) {
             while (rs.next()) {
                 int oid = (int) rs.getLong(1);
-                types.put(oid, new PgType(oid, rs.getString(2), rs.getString(3), rs.getInt(4), rs.getBoolean(5),
+                String name = rs.getString(3);
+                types.put(oid, new PgType(oid, rs.getString(2), name, rs.getInt(4), rs.getBoolean(5),
                         ch(rs.getString(6)), ch(rs.getString(7)), ch(rs.getString(8)), (int) rs.getLong(9),
                         (int) rs.getLong(10), rs.getInt(11), (int) rs.getLong(12),
                         Map.copyOf(labels.getOrDefault(oid, Map.of())), rangeSubtypes.getOrDefault(oid, 0),
-                        multirangeRanges.getOrDefault(oid, 0)));
+                        multirangeRanges.getOrDefault(oid, 0),
+                        ExtensionTypes.owner(name, extensions.getOrDefault((int) rs.getLong(13), List.of()))));
             }
         }
         Map<Integer, List<Column>> composites = new HashMap<>();

@@ -15,13 +15,14 @@ import java.util.concurrent.ConcurrentHashMap;
  * them as PostgreSQL's text output ({@code col::text}) under DateStyle ISO, TimeZone UTC, IntervalStyle postgres,
  * extra_float_digits 1, bytea_output hex, lc_monetary C.
  *
- * <p>Built-in types need no catalog; arrays, enums, domains, composites and ranges and multiranges of one's own are
- * looked up in the {@link TypeCatalog}.
+ * <p>Built-in types need no catalog; arrays, enums, domains, composites, ranges and multiranges of one's own and the
+ * contrib extensions' types ({@link ExtensionTypes}) are looked up in the {@link TypeCatalog}.
  * Resolved types are cached, so use one instance per catalog version (a type changed by ALTER TYPE needs a new
  * decoder). Thread-safe.
  */
 public final class ValueDecoder {
     private final TypeCatalog catalog;
+    private final Charset serverEncoding;
     private final Map<Integer, ResolvedType> builtins;
     private final Map<Integer, ResolvedType> resolved = new ConcurrentHashMap<>();
 
@@ -33,6 +34,7 @@ public final class ValueDecoder {
     /** @param serverEncoding the database encoding, for text-like values */
     public ValueDecoder(TypeCatalog catalog, Charset serverEncoding) {
         this.catalog = catalog;
+        this.serverEncoding = serverEncoding;
         this.builtins = Builtins.create(serverEncoding);
     }
 
@@ -152,6 +154,10 @@ public final class ValueDecoder {
                         throw new UnsupportedTypeException(oid, name, "(array)", e);
                     }
                     return new ResolvedType(oid, name, -1, t.typalign(), new ArrayCodec(this::resolve));
+                }
+                if (ExtensionTypes.known(t.extension(), t.name())) {
+                    return new ResolvedType(oid, name, t.typlen(), t.typalign(), ExtensionTypes.codec(t.extension(),
+                            t.name(), serverEncoding, builtins.get(Oids.TEXT).codec));
                 }
                 throw new UnsupportedTypeException(oid, name, "no decoder for this base type");
             case 'r':

@@ -33,6 +33,9 @@
  * <tr><td>tid</td><td>{@link io.walshadow.types.PgTid}</td><td></td></tr>
  * <tr><td>pg_lsn</td><td>Long</td><td>text X/X</td></tr>
  * <tr><td>enum</td><td>String</td><td>the label</td></tr>
+ * <tr><td>contrib citext, hstore, ltree, lquery, cube, seg ({@link io.walshadow.types.ExtensionTypes}: known by
+ *     extension and type name)</td><td>String</td><td>their output functions' text; hstore's read back by {@link
+ *     io.walshadow.types.PgHstore#parseOutput}</td></tr>
  * <tr><td>arrays</td><td>{@link io.walshadow.types.PgArray}</td><td>dims, lower bounds, flat elements</td></tr>
  * <tr><td>ranges, multiranges (built-in or of one's own)</td><td>String</td><td>range_out / multirange_out
  *     text</td></tr>
@@ -40,7 +43,7 @@
  * <tr><td>external TOAST value (any varlena)</td><td>{@link io.walshadow.types.ToastPointer}</td><td>resolve, then
  *     decode {@link io.walshadow.types.ToastPointer#toVarlena}</td></tr>
  * </table>
- * Anything else (geometric types, tsvector, reg* types, int2vector, oidvector, extension
- * base types) throws {@link io.walshadow.types.UnsupportedTypeException}.
+ * Anything else (int2vector, oidvector, other extensions' base types) throws
+ * {@link io.walshadow.types.UnsupportedTypeException}.
  */
 package io.walshadow.types;

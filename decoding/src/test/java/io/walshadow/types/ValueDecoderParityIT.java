@@ -385,6 +385,70 @@ class ValueDecoderParityIT {
                 "(SELECT string_agg('w' || i || ':' || i, ' ')::tsvector FROM generate_series(1, 3000) i)"));
     }
 
+    /** Installs a contrib extension (shared server: IF NOT EXISTS, and a concurrent install is fine too). */
+    private static void extension(String name) throws SQLException {
+        try (PgOracle pg = new PgOracle()) {
+            try {
+                pg.exec("CREATE EXTENSION IF NOT EXISTS " + name);
+            } catch (SQLException e) {
+                pg.exec("CREATE EXTENSION IF NOT EXISTS " + name); // another session installed it meanwhile
+            }
+        }
+    }
+
+    @Test
+    void citext() throws SQLException {
+        extension("citext");
+        check("citext", quoted("", "MiXeD Case", "ünïcödé 日本", "a,b \"c\" {d}", " NULL "), (v, t) -> assertEquals(t, v));
+    }
+
+    @Test
+    void hstore() throws SQLException {
+        extension("hstore");
+        check("hstore", List.of("''", "'a=>1'", "'a=>NULL, b=>\"NULL\"'", "'\"\"=>\"\"'",
+                "hstore(ARRAY['k\"q', 'b\\s', 'sp ace'], ARRAY['v\\\"w', 'x,y=>z', '\\'])",
+                "'ünï=>日本, 日本=>ünï'", "'b=>2, a=>1, aa=>3, a=>9'",
+                "hstore(ARRAY['k1','k2','k3'], ARRAY['v1', NULL, ''])",
+                // a big one goes to TOAST
+                "(SELECT hstore(array_agg('key' || i), array_agg(md5(i::text))) FROM generate_series(1, 3000) i)"),
+                (v, t) -> {
+                    assertEquals(t, v);
+                    assertEquals(t, PgHstore.parseOutput(t).toString(), "the sink's parse of hstore_out's text");
+                });
+    }
+
+    @Test
+    void ltree() throws SQLException {
+        extension("ltree");
+        check("ltree", quoted("", "a", "Top.Science.Astronomy", "a_b.C_9.x", "ünï.日本",
+                "l" + IntStream.range(0, 300).mapToObj(Integer::toString).collect(Collectors.joining(".l")),
+                "x".repeat(255) + "." + "y".repeat(7)), (v, t) -> assertEquals(t, v));
+        check("lquery", quoted("a", "*", "*{1,2}", "*{2}", "*{,3}", "*{4,}", "a.*.b", "!a|b.c",
+                "Top.*{0,2}.sPort*@.ball%|Foot%@*", "a{2,3}.b{,}.c{1}.d{0}.e{3,}", "!x%@*|y*{1,2}",
+                "ünï.日本*", "a|b|c|d|e.f", "*.!baz{1,}.*{,4}"), (v, t) -> assertEquals(t, v));
+    }
+
+    @Test
+    void cube() throws SQLException {
+        extension("cube");
+        check("cube", quoted("(1)", "(0)", "(1,2)", "(1,2),(3,4)", "(1,2),(1,2)", "(-0.5, 1e-300),(1e300, 2)",
+                "(3.14159265358979, 0.1, -7)", "(1, Infinity),(2, -Infinity)", "(0.1),(0.30000000000000004)"),
+                (v, t) -> assertEquals(t, v));
+        check("cube", List.of("cube(array[1,2,3], array[4,5,6])", "cube(array(SELECT i * 0.5 FROM generate_series(1, 100) i))",
+                "cube(array(SELECT i FROM generate_series(1, 100) i), array(SELECT -i FROM generate_series(1, 100) i))",
+                "cube(1.5, 1.5)", "cube(cube(1, 2), 3)"), (v, t) -> assertEquals(t, v));
+    }
+
+    @Test
+    void seg() throws SQLException {
+        extension("seg");
+        check("seg", quoted("1", "-1", "0", "1.50", "1.5e3", "6.25e-3", "0.000123", "-0.0001234", "~1e-3 .. 5e7", "1 .. ~2", "~1 ..", "<1 .. ~2", "~1 .. >2", ".. ~2", "12345", "123456",
+                "1234567", "1e10", "-1.5e-10", "1 .. 2", "1.0 .. 2.00", "<1", ">2", "~3", "<1 .. >2", "~1.0 .. ~2",
+                "1 ..", ".. 2", "5 .. 5", "5(+-)0.3", "1.2345678", "100", "-100.0", "0.5 .. 0.5",
+                "3.4e38", "1.17549435e-38", "9.99999e4", "99999.9", "0.00009999", "-12.00 .. -11.90"),
+                (v, t) -> assertEquals(t, v));
+    }
+
     @Test
     void ranges() throws SQLException {
         check("int4range", quoted("empty", "[1,2)", "(,5]", "[3,)", "(,)", "[-2147483648,2147483647)", "(1,2]"));

@@ -4,6 +4,7 @@ import io.walshadow.catalog.PgType;
 import io.walshadow.catalog.TypeCatalog;
 import io.walshadow.types.PgArray;
 import io.walshadow.types.PgDate;
+import io.walshadow.types.PgHstore;
 import io.walshadow.types.PgJsonb;
 import io.walshadow.types.PgNumeric;
 import io.walshadow.types.PgTimestamp;
@@ -84,6 +85,11 @@ public final class ColumnCodec {
             return new ColumnCodec(chType, false, (out, v) -> writeArray(out, v, element),
                     v -> arrayLiteral(v, element), new PgArray(t.elemOid(), new int[0], new int[0], new Object[0]));
         }
+        if (base.equals(TypeMapping.HSTORE_MAP)) {
+            // hstore_out's text (decoded, or the snapshot's) as Array(Tuple(String, Nullable(String))) on the wire
+            return new ColumnCodec(chType, false, ColumnCodec::writeHstore, ColumnCodec::hstoreLiteral,
+                    new PgHstore(java.util.List.of(), java.util.List.of()));
+        }
         ColumnCodec c = scalar(base, oid, typmod, text);
         return nullable ? new ColumnCodec(chType, true, c.writer, c.literal, c.zero) : c;
     }
@@ -97,8 +103,9 @@ public final class ColumnCodec {
             }
             out.u8(0);
         } else if (v == null) {
-            if (zero instanceof PgArray) {
-                writer.write(out, zero); // ClickHouse has no Nullable(Array): a NULL array is written empty
+            if (zero instanceof PgArray || zero instanceof PgHstore) {
+                // ClickHouse has no Nullable(Array) nor Nullable(Map): a NULL array or hstore is written empty
+                writer.write(out, zero);
                 return;
             }
             throw new ValueConversionException("NULL for the non-Nullable " + chType + " column");
@@ -364,6 +371,43 @@ public final class ColumnCodec {
             sb.append(i == 0 ? "" : ", ").append(element.literal(e[i]));
         }
         return sb.append(']').toString();
+    }
+
+    private static PgHstore hstore(Object v) {
+        if (v instanceof PgHstore h) {
+            return h;
+        }
+        try {
+            return PgHstore.parseOutput(cast(v, String.class));
+        } catch (IllegalArgumentException e) {
+            throw new ValueConversionException("hstore: " + e.getMessage());
+        }
+    }
+
+    private static void writeHstore(RowBinaryBuffer out, Object v) {
+        PgHstore h = hstore(v);
+        out.uvarint(h.keys().size());
+        for (int i = 0; i < h.keys().size(); i++) {
+            out.string(h.keys().get(i));
+            String value = h.values().get(i);
+            if (value == null) {
+                out.u8(1);
+            } else {
+                out.u8(0);
+                out.string(value);
+            }
+        }
+    }
+
+    private static String hstoreLiteral(Object v) {
+        PgHstore h = hstore(v);
+        StringBuilder sb = new StringBuilder("CAST(map(");
+        for (int i = 0; i < h.keys().size(); i++) {
+            String value = h.values().get(i);
+            sb.append(i == 0 ? "" : ", ").append(quote(h.keys().get(i))).append(", ")
+                    .append(value == null ? "NULL" : quote(value));
+        }
+        return sb.append("), '").append(TypeMapping.HSTORE_MAP).append("')").toString();
     }
 
     /** A ClickHouse string literal: backslash and quote escaped. */

@@ -16,7 +16,8 @@ import java.util.regex.Pattern;
 public record ServerCapabilities(String version, int major, int minor, boolean replacingWithIsDeleted,
                                  boolean dateTime64, boolean insertDeduplicationToken,
                                  boolean addColumnIfNotExists, boolean renameColumn,
-                                 boolean nonReplicatedDeduplicationWindow, boolean bloomFilterIndex) {
+                                 boolean nonReplicatedDeduplicationWindow, boolean bloomFilterIndex,
+                                 boolean mapType) {
 
     /** {@code ReplacingMergeTree(ver, is_deleted)}: 23.2 (v23.2.1.2537 "Enrichment of the existing ReplacingMergeTree
      * engine to allow duplicates insertion", PR #41005). */
@@ -55,6 +56,15 @@ public record ServerCapabilities(String version, int major, int minor, boolean r
      */
     public static final int[] BLOOM_FILTER_INDEX_SINCE = {20, 1};
 
+    /**
+     * The {@code Map(K, V)} column type without {@code allow_experimental_map_type}: the type came in 21.1 (v21.1.2.15
+     * "Add new DataType Map(key,value)", PR #15806) behind that setting, which 21.5 and 21.7 still required (issues
+     * #26729, #35244, where the maintainers point a 21.7 user to 22.2). The release that dropped the requirement is
+     * not pinned down from the changelogs here; 22.3 (LTS) is a conservative threshold past it. Only hstore uses it
+     * ({@link TypeMapping}).
+     */
+    public static final int[] MAP_TYPE_SINCE = {22, 3};
+
     private static final Pattern VERSION = Pattern.compile("^\\s*(\\d+)\\.(\\d+)");
 
     /** Queries {@code SELECT version()} on the server. */
@@ -81,7 +91,8 @@ public record ServerCapabilities(String version, int major, int minor, boolean r
                 atLeast(major, minor, ADD_COLUMN_IF_NOT_EXISTS_SINCE),
                 atLeast(major, minor, RENAME_COLUMN_SINCE),
                 atLeast(major, minor, NON_REPLICATED_DEDUPLICATION_WINDOW_SINCE),
-                atLeast(major, minor, BLOOM_FILTER_INDEX_SINCE));
+                atLeast(major, minor, BLOOM_FILTER_INDEX_SINCE),
+                atLeast(major, minor, MAP_TYPE_SINCE));
     }
 
     /** All flags off: what 18.16 supports, and the safe choice when the version is unknown. */

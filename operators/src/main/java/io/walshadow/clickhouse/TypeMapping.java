@@ -16,12 +16,19 @@ public final class TypeMapping {
     /** Widest Decimal precision ClickHouse 18.16 has (Decimal128). */
     public static final int MAX_DECIMAL_PRECISION = 38;
 
+    /** hstore where the server has {@code Map}: keys are never NULL, values may be. */
+    public static final String HSTORE_MAP = "Map(String, Nullable(String))";
+    private static final String HSTORE = "hstore";
+
     private TypeMapping() {}
 
-    /** The column's ClickHouse type: {@code Nullable(T)} unless NOT NULL; arrays are never wrapped (see doc). */
+    /**
+     * The column's ClickHouse type: {@code Nullable(T)} unless NOT NULL; arrays and maps are never wrapped (ClickHouse
+     * has no Nullable of either; see doc).
+     */
     public static String columnType(Column c, TypeCatalog types, ServerCapabilities caps) {
         String t = baseType(c.typeOid(), c.typmod(), types, caps);
-        if (c.notNull() || t.startsWith("Array(")) {
+        if (c.notNull() || t.startsWith("Array(") || t.startsWith("Map(")) {
             return t;
         }
         return "Nullable(" + t + ")";
@@ -70,9 +77,16 @@ public final class TypeMapping {
                 if (t.typcategory() == 'A' && t.elemOid() != 0 && t.typlen() == -1 && oid != Oids.INT2VECTOR
                         && oid != Oids.OIDVECTOR) { // the vectors are decoded to their space-separated text
                     // element typmod is the column's typmod (numeric(10,2)[] keeps (10,2))
-                    return "Array(Nullable(" + baseType(t.elemOid(), typmod, types, caps) + "))";
+                    String element = baseType(t.elemOid(), typmod, types, caps);
+                    // an element cannot be Nullable(Map): hstore[] keeps its elements' text
+                    return "Array(Nullable(" + (element.startsWith("Map(") ? "String" : element) + "))";
                 }
-                return "String"; // other base types (point, tsvector, pg_lsn, ...): text form
+                if (HSTORE.equals(t.extension()) && HSTORE.equals(t.name()) && caps.mapType()) {
+                    return HSTORE_MAP;
+                }
+                // other base types (point, tsvector, pg_lsn, ...; cube, seg, ltree, lquery, citext, and hstore
+                // without Map): text form
+                return "String";
             default:
                 throw new IllegalArgumentException("type " + t.schema() + "." + t.name() + " (typtype '"
                         + t.typtype() + "') cannot be a replicated column");

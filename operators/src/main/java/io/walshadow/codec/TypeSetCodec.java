@@ -18,12 +18,14 @@ import java.util.TreeMap;
  * <pre>
  *   count n, n x type: uvarint oid, string schema, string name, varint typlen, byte typbyval, uvarint typalign,
  *     uvarint typtype, uvarint typcategory, uvarint elemOid, uvarint baseTypeOid, varint baseTypmod, uvarint relOid,
- *     count l, l x (uvarint enum value oid, string label), (format 2) uvarint rangeSubtype, uvarint rangeType
+ *     count l, l x (uvarint enum value oid, string label), (format 2) uvarint rangeSubtype, uvarint rangeType,
+ *     string extension (null: none)
  *   count m, m x composite: RelationDescriptorCodec v1 of a descriptor whose relOid is the typrelid and whose
  *     columns are the attributes
  * </pre>
  * It has no version of its own: the state that holds it says which format it was written in (format 1, without the
- * range fields, reads them as 0: ranges of one's own then fail closed as types without their pg_range row).
+ * range fields and the extension, reads them as 0 and none: ranges of one's own then fail closed as types without
+ * their pg_range row, extension types as types without a decoder).
  */
 public final class TypeSetCodec {
     /** The format {@link #write} writes. */
@@ -55,12 +57,18 @@ public final class TypeSetCodec {
             }
             Wire.writeUVarInt(out, t.rangeSubtype());
             Wire.writeUVarInt(out, t.rangeType());
+            Wire.writeString(out, t.extension());
         }
         Wire.writeCount(out, s.composites().size());
         for (Map.Entry<Integer, List<Column>> c : new TreeMap<>(s.composites()).entrySet()) {
             RelationDescriptorCodec.write(out, new RelationDescriptor(c.getKey(), new RelFileLocator(0, 0, 0), "", "",
                     'c', 'p', 'n', 0, c.getValue(), List.of()));
         }
+    }
+
+    /** Reads a type set written in the current {@link #FORMAT}. */
+    public static TypeSet read(DataInput in) throws IOException {
+        return read(in, FORMAT);
     }
 
     /** Reads a type set written in {@code format} (1 or {@link #FORMAT}). */
@@ -90,8 +98,9 @@ public final class TypeSetCodec {
             }
             int rangeSubtype = format >= 2 ? Wire.readUVarInt(in, "range subtype") : 0;
             int rangeType = format >= 2 ? Wire.readUVarInt(in, "range type") : 0;
+            String extension = format >= 2 ? Wire.readString(in) : null;
             types.put(oid, new PgType(oid, schema, name, typlen, byval, align, typtype, category, elem, base,
-                    baseTypmod, rel, Map.copyOf(labels), rangeSubtype, rangeType));
+                    baseTypmod, rel, Map.copyOf(labels), rangeSubtype, rangeType, extension));
         }
         int m = Wire.readCount(in, "composites");
         Map<Integer, List<Column>> composites = new HashMap<>();

@@ -4,6 +4,7 @@ import io.walshadow.catalog.Column;
 import io.walshadow.catalog.PgType;
 import io.walshadow.catalog.TypeCatalog;
 import io.walshadow.catalog.TypeSet;
+import io.walshadow.types.ExtensionTypes;
 import io.walshadow.types.SqlTypeCatalog;
 import java.sql.Connection;
 import java.sql.SQLException;
@@ -60,7 +61,16 @@ public final class StreamTypes implements TypeCatalog {
             if (l != null && l.typtype() == t.typtype() && !lacksRangeLink(l)) {
                 return new PgType(t.oid(), t.schema(), t.name(), t.typlen(), t.typbyval(), t.typalign(), t.typtype(),
                         t.typcategory(), t.elemOid(), t.baseTypeOid(), t.baseTypmod(), t.relOid(), t.enumLabels(),
-                        l.rangeSubtype(), l.rangeType());
+                        l.rangeSubtype(), l.rangeType(), t.extension());
+            }
+        }
+        if (t != null && t.extension() == null && t.typtype() == 'b' && ExtensionTypes.knownName(t.name())) {
+            // an earlier build's state kept types without their extension: the live catalog's, for the same type
+            PgType l = live().type(oid);
+            if (l != null && l.extension() != null && l.name().equals(t.name()) && l.schema().equals(t.schema())) {
+                return new PgType(t.oid(), t.schema(), t.name(), t.typlen(), t.typbyval(), t.typalign(), t.typtype(),
+                        t.typcategory(), t.elemOid(), t.baseTypeOid(), t.baseTypmod(), t.relOid(), t.enumLabels(),
+                        t.rangeSubtype(), t.rangeType(), l.extension());
             }
         }
         return t;

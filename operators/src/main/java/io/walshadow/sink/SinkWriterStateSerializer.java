@@ -24,7 +24,8 @@ import org.apache.flink.core.memory.DataOutputSerializer;
  *   writes them
  *   (version 5) count q, q x (uvarint relation oid, string schema, string name, uvarlong lsn, string reason): the
  *   tables in quarantine
- *   (version 6) the same, the types in TypeSetCodec format 2 (with the range fields; format 1 before)
+ *   (version 6) the same, the types in TypeSetCodec format 2 (with the range fields and the extension; format 1
+ *   before)
  * Version 1 is version 2 without the mirrors (read as none); version 2 has no TID flag (a table has TID columns
  * exactly when keyed by TID).
  */

@@ -35,6 +35,30 @@ class ChdbCapabilitiesIT {
         assertTrue(caps.renameColumn(), version);
         assertTrue(caps.nonReplicatedDeduplicationWindow(), version);
         assertTrue(caps.bloomFilterIndex(), version);
+        assertTrue(caps.mapType(), version);
+    }
+
+    /** hstore's Map column: ColumnCodec's RowBinary (from hstore_out text) read back by the server, NULL values kept. */
+    @Test
+    void hstoreMapReadsBack() {
+        String structure = "k UInt8, h " + TypeMapping.HSTORE_MAP;
+        ColumnCodec h = ColumnCodec.of(16500, -1, TypeMapping.HSTORE_MAP, null, null);
+        io.walshadow.clickhouse.RowBinaryBuffer out = new io.walshadow.clickhouse.RowBinaryBuffer(256);
+        out.u8(1);
+        h.write(out, "\"a\"=>\"1\", \"b c\"=>NULL, \"q\\\"\"=>\"\\\\\", \"ü\"=>\"日本\"");
+        out.u8(2);
+        h.write(out, null); // a NULL hstore: no Nullable(Map), written empty
+        out.u8(3);
+        h.write(out, "");
+        List<String[]> rows = Chdb.query(
+                "CREATE TABLE t (" + structure + ") ENGINE = MergeTree ORDER BY k",
+                Chdb.rowBinaryInsert("t", structure, out.toByteArray()),
+                "SELECT k, length(h), h['a'], isNull(h['b c']), h['q\"'], h['ü'], mapKeys(h) FROM t ORDER BY k");
+        assertArrayEquals(new String[] {"1", "4", "1", "1", "\\", "日本", "['a','b c','q\"','ü']"}, rows.get(0));
+        assertEquals("0", rows.get(1)[1]);
+        assertEquals("0", rows.get(2)[1]);
+        assertEquals("0", Chdb.query("SELECT length(" + h.literal("") + ")").get(0)[0]);
+        assertEquals("v", Chdb.query("SELECT " + h.literal("\"k\"=>\"v\", \"n\"=>NULL") + "['k']").get(0)[0]);
     }
 
     @Test

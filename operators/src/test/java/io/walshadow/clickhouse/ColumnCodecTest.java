@@ -110,4 +110,46 @@ class ColumnCodecTest {
         assertThrows(ValueConversionException.class, () -> encode(codec(Oids.INT2, "Int16"), 1 << 20));
         assertThrows(ValueConversionException.class, () -> encode(codec(Oids.INT4, "Int32"), "not a number"));
     }
+
+    /** The contrib types by (extension, name): hstore a Map where the server has one, else text; the others text. */
+    @Test
+    void extensionTypesMapByExtensionAndName() {
+        Map<Integer, PgType> all = Map.of(
+                16500, new PgType(16500, "public", "hstore", -1, false, 'i', 'b', 'U', 0, 0, -1, 0, Map.of(), "hstore"),
+                16501, new PgType(16501, "public", "_hstore", -1, false, 'i', 'b', 'A', 16500, 0, -1, 0, Map.of()),
+                16502, new PgType(16502, "public", "cube", -1, false, 'd', 'b', 'U', 0, 0, -1, 0, Map.of(), "cube"),
+                16503, new PgType(16503, "other", "hstore", -1, false, 'i', 'b', 'U', 0, 0, -1, 0, Map.of()),
+                16504, new PgType(16504, "public", "dh", -1, false, 'i', 'd', 'U', 0, 16500, -1, 0, Map.of()));
+        TypeCatalog types = new TypeCatalog() {
+            @Override
+            public PgType type(int oid) {
+                return all.get(oid);
+            }
+
+            @Override
+            public List<Column> compositeAttributes(int relOid) {
+                return List.of();
+            }
+        };
+        ServerCapabilities modern = ServerCapabilities.of("22.3.8.39");
+        ServerCapabilities old = ServerCapabilities.baseline();
+        assertEquals("Map(String, Nullable(String))", TypeMapping.columnType(column(16500), types, modern));
+        assertEquals("Map(String, Nullable(String))", TypeMapping.columnType(column(16504), types, modern));
+        assertEquals("Nullable(String)", TypeMapping.columnType(column(16500), types, old));
+        assertEquals("Array(Nullable(String))", TypeMapping.columnType(column(16501), types, modern));
+        assertEquals("Nullable(String)", TypeMapping.columnType(column(16502), types, modern));
+        assertEquals("Nullable(String)", TypeMapping.columnType(column(16503), types, modern), "not the extension's");
+
+        ColumnCodec map = ColumnCodec.of(16504, -1, TypeMapping.HSTORE_MAP, types, TEXT);
+        // 2 pairs; "a" => "1"; "b" => NULL
+        assertArrayEquals(new byte[] {2, 1, 'a', 0, 1, '1', 1, 'b', 1}, encode(map, "\"a\"=>\"1\", \"b\"=>NULL"));
+        assertArrayEquals(new byte[] {0}, encode(map, null));
+        assertThrows(ValueConversionException.class, () -> encode(map, "a=>1"));
+        assertEquals("CAST(map('k', 'it\\'s', 'n', NULL), 'Map(String, Nullable(String))')",
+                map.literal("\"k\"=>\"it's\", \"n\"=>NULL"));
+    }
+
+    private static Column column(int typeOid) {
+        return new Column(1, "c", typeOid, -1, -1, 'i', false, 'x', false, false, null);
+    }
 }

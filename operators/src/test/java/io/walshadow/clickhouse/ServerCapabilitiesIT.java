@@ -24,6 +24,7 @@ class ServerCapabilitiesIT {
             assertFalse(caps.renameColumn());
             assertFalse(caps.nonReplicatedDeduplicationWindow());
             assertFalse(caps.bloomFilterIndex());
+            assertFalse(caps.mapType());
         }
     }
 
@@ -76,6 +77,8 @@ class ServerCapabilitiesIT {
         ServerCapabilities v222 = ServerCapabilities.of("22.2.1.2139");
         assertTrue(v222.insertDeduplicationToken() && v222.nonReplicatedDeduplicationWindow() && v222.renameColumn());
         assertTrue(ServerCapabilities.of("26.1.1.1").replacingWithIsDeleted());
+        assertFalse(ServerCapabilities.of("21.7.18").mapType()); // Map still needed allow_experimental_map_type
+        assertTrue(ServerCapabilities.of("22.3.8.39").mapType());
         assertFalse(ServerCapabilities.baseline().dateTime64());
         assertThrows(IllegalArgumentException.class, () -> ServerCapabilities.of("garbage"));
     }

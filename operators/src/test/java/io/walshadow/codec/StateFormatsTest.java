@@ -76,6 +76,9 @@ import org.junit.jupiter.api.Test;
 class StateFormatsTest {
     private static final String DIR = "state-formats";
     private static final boolean WRITE = Boolean.getBoolean("walshadow.stateFormats.write");
+    /** A type of an extension (TypeSetCodec version 2). */
+    private static final PgType HSTORE = new PgType(16500, "public", "hstore", -1, false, 'i', 'b', 'U', 0, 0, -1, 0,
+            Map.of(), "hstore");
 
     /** Encodes and decodes one format; {@code read} gets the version the bytes were written as. */
     interface Codec {
@@ -331,7 +334,7 @@ class StateFormatsTest {
         var mood = new PgType(16400, "s", "mood", 4, true, 'i', 'e', 'E', 0, 0, -1, 0, Map.of(16401, "ok"));
         return List.of(new BufferEvent(123456, 0, 0, Samples.events().get(0), Map.of()),
                 new BufferEvent(9, 3, 9, Samples.events().get(0), Map.of(Samples.LOC, Samples.descriptor()),
-                        new TypeSet(with(floatRanges(), mood), Map.of())));
+                        new TypeSet(with(with(floatRanges(), mood), HSTORE), Map.of())));
     }
 
     private static List<Drained> drained() {
@@ -345,7 +348,7 @@ class StateFormatsTest {
         all.add(new DrainedCommit(8, 5, 0xFFFF_FFFFL, -2, "gid é", 0, 0, List.of("public.a", "s.b é"), true));
         all.add(new DrainedCatalog(8, 5, 0xFFFF_FFFFL, -2, Samples.catalogChanges()));
         all.add(new DrainedCatalog(9, 6, 0xFFFF_FFFFL, -2, Samples.catalogChanges(),
-                new TypeSet(floatRanges(), Map.of())));
+                new TypeSet(with(floatRanges(), HSTORE), Map.of())));
         return all;
     }
 
@@ -355,8 +358,8 @@ class StateFormatsTest {
         DestTable t = new DestTable("s__t", Samples.descriptor(), names, types, false, List.of(1), true);
         return new SinkWriterState("sink", 8, List.of(t), List.of("pg_toast_1", "pg_toast_2"),
                 List.of(16384, (int) 3_000_000_000L),
-                new TypeSet(with(floatRanges(), new PgType(16400, "s", "mood", 4, true, 'i', 'e', 'E', 0, 0, -1, 0,
-                        Map.of(16401, "ok"))), Map.of()),
+                new TypeSet(with(with(floatRanges(), new PgType(16400, "s", "mood", 4, true, 'i', 'e', 'E', 0, 0, -1, 0,
+                        Map.of(16401, "ok"))), HSTORE), Map.of()),
                 List.of(new QuarantinedTable((int) 3_000_000_001L, "s", "t", 0x1_0000_0010L,
                         "cannot write s.t.d of the change at 1/10: a date past 2105")));
     }

@@ -181,6 +181,23 @@ public sealed interface CatalogRow {
         }
     }
 
+    /** An installed extension, looked up by its namespace (the types it created are there). */
+    record ExtensionRow(int oid, String extname, int extnamespace) implements CatalogRow {
+        static ExtensionRow of(Fields f) {
+            return new ExtensionRow(f.oid("oid"), f.name("extname"), f.oid("extnamespace"));
+        }
+
+        @Override
+        public int lookupKey() {
+            return extnamespace;
+        }
+
+        @Override
+        public long identity() {
+            return Integer.toUnsignedLong(oid);
+        }
+    }
+
     /** Typed access to a catalog tuple's columns by name: over a deformed tuple, or over a SQL result row. */
     interface Fields {
         int oid(String column);

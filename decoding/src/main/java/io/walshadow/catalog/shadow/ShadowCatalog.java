@@ -23,7 +23,7 @@ import java.util.Set;
 
 /**
  * The system catalog exactly as of the WAL position the stream has reached, kept from the WAL itself: the tuples of
- * pg_class, pg_attribute, pg_namespace, pg_index, pg_type, pg_enum and pg_range by TID, changed as heap redo changes them, and
+ * pg_class, pg_attribute, pg_namespace, pg_index, pg_type, pg_enum, pg_range and pg_extension by TID, changed as heap redo changes them, and
  * made visible or dead as the stream passes their transactions' commit and abort records. Nothing here reads the
  * live database; the bootstrap ({@link CatalogBootstrap}) gave one consistent read of it, once.
  *
@@ -83,7 +83,7 @@ public final class ShadowCatalog {
     final Map<RelFileLocator, Integer> copies = new HashMap<>();
     /** What transactions in progress did to catalog tuples, by (sub)xid. */
     private final Map<Integer, List<Effect>> pending = new HashMap<>();
-    /** Bumped by every commit that changes pg_type, pg_enum, pg_range, pg_attribute or pg_namespace. */
+    /** Bumped by every commit that changes pg_type, pg_enum, pg_range, pg_attribute, pg_namespace or pg_extension. */
     long typesVersion;
     private final Set<Integer> changedRelations = new HashSet<>();
     private boolean namespacesChanged;
@@ -896,7 +896,7 @@ public final class ShadowCatalog {
      * apply with the rest of its effects.
      */
     private void followRewrites(long lsn, Set<Integer> ending) {
-        for (SystemCatalog c : current.keySet()) {
+        for (SystemCatalog c : List.copyOf(current.keySet())) {
             RelationMirror old = current.get(c);
             int rel = storageAfter(c, ending);
             if (rel == 0 || rel == old.locator.relNumber()) {

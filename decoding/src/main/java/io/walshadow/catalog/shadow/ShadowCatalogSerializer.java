@@ -4,6 +4,7 @@ import io.walshadow.catalog.Column;
 import io.walshadow.catalog.shadow.CatalogRow.AttributeRow;
 import io.walshadow.catalog.shadow.CatalogRow.ClassRow;
 import io.walshadow.catalog.shadow.CatalogRow.EnumRow;
+import io.walshadow.catalog.shadow.CatalogRow.ExtensionRow;
 import io.walshadow.catalog.shadow.CatalogRow.IndexRow;
 import io.walshadow.catalog.shadow.CatalogRow.NamespaceRow;
 import io.walshadow.catalog.shadow.CatalogRow.RangeRow;
@@ -51,8 +52,9 @@ import java.util.zip.GZIPOutputStream;
  *
  * Tuples with bytes are read back through the layout (their row is not stored twice). Output is deterministic.
  *
- * <p>Version 1 is version 2 without pg_range (no layout, no storage: {@link SystemCatalog#sinceStateVersion}); a
- * shadow read from it keeps following the other catalogs, holds no pg_range and is written back so.
+ * <p>Version 1 is version 2 without pg_range and pg_extension (no layout, no storage:
+ * {@link SystemCatalog#sinceStateVersion}); a shadow read from it keeps following the other catalogs, holds neither
+ * and is written back so.
  */
 public final class ShadowCatalogSerializer {
     public static final int MAGIC = 0x57535348; // 'WSSH'
@@ -363,6 +365,10 @@ public final class ShadowCatalogSerializer {
             out.writeInt(r.rngtypid());
             out.writeInt(r.rngsubtype());
             out.writeInt(r.rngmultitypid());
+        } else if (row instanceof ExtensionRow e) {
+            out.writeInt(e.oid());
+            str(out, e.extname());
+            out.writeInt(e.extnamespace());
         }
     }
 
@@ -413,6 +419,7 @@ public final class ShadowCatalogSerializer {
                     in.readInt());
             case PG_ENUM -> new EnumRow(in.readInt(), in.readInt(), str(in));
             case PG_RANGE -> new RangeRow(in.readInt(), in.readInt(), in.readInt());
+            case PG_EXTENSION -> new ExtensionRow(in.readInt(), str(in), in.readInt());
         };
     }
 

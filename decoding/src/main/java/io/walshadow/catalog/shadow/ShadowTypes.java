@@ -6,15 +6,17 @@ import io.walshadow.catalog.TypeCatalog;
 import io.walshadow.catalog.shadow.CatalogRow.AttributeRow;
 import io.walshadow.catalog.shadow.CatalogRow.EnumRow;
 import io.walshadow.catalog.shadow.CatalogRow.RangeRow;
+import io.walshadow.catalog.shadow.CatalogRow.ExtensionRow;
 import io.walshadow.catalog.shadow.CatalogRow.TypeRow;
+import io.walshadow.types.ExtensionTypes;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 
 /**
- * Type lookups answered from the {@link ShadowCatalog}: pg_type, pg_enum, pg_range and composite types' pg_attribute
- * rows as of the stream's position. Answers are cached per instance; take a new one when {@link
+ * Type lookups answered from the {@link ShadowCatalog}: pg_type, pg_enum, pg_range, pg_extension and composite
+ * types' pg_attribute rows as of the stream's position. Answers are cached per instance; take a new one when {@link
  * ShadowCatalog#typesVersion()} changes.
  */
 public final class ShadowTypes implements TypeCatalog {
@@ -67,7 +69,20 @@ public final class ShadowTypes implements TypeCatalog {
         }
         return new PgType(t.oid(), source.namespace(t.typnamespace()), t.typname(), t.typlen(), t.typbyval(),
                 t.typalign(), t.typtype(), t.typcategory(), t.typelem(), t.typbasetype(), t.typtypmod(), t.typrelid(),
-                Map.copyOf(labels), rangeSubtype, rangeType);
+                Map.copyOf(labels), rangeSubtype, rangeType, extension(t));
+    }
+
+    /** The extension the type belongs to: one installed in its namespace that has a type of its name. */
+    private String extension(TypeRow t) {
+        RelationMirror m = source.shadow().mirror(SystemCatalog.PG_EXTENSION);
+        if (m == null || t.typtype() != 'b') {
+            return null;
+        }
+        List<String> names = new ArrayList<>();
+        for (CatalogRow r : m.visible(t.typnamespace())) {
+            names.add(((ExtensionRow) r).extname());
+        }
+        return ExtensionTypes.owner(t.typname(), names);
     }
 
     @Override

@@ -19,7 +19,12 @@ public enum SystemCatalog {
             + " typtype, typcategory, typelem, typbasetype, typtypmod, typrelid"),
     PG_ENUM(3501, "pg_enum", CatalogRow.EnumRow::of, "oid, enumtypid, enumlabel"),
     /** Kept since state version 2: a state written before has none (its ranges of one's own stay undecodable). */
-    PG_RANGE(3541, "pg_range", CatalogRow.RangeRow::of, "rngtypid, rngsubtype, rngmultitypid", 2);
+    PG_RANGE(3541, "pg_range", CatalogRow.RangeRow::of, "rngtypid, rngsubtype, rngmultitypid", 2),
+    /**
+     * Which extension's namespace a type is in: contrib types are known by (extension, type name). Kept since state
+     * version 2: a state written before has none (its extension types stay undecodable).
+     */
+    PG_EXTENSION(3079, "pg_extension", CatalogRow.ExtensionRow::of, "oid, extname, extnamespace", 2);
 
     /** The namespace every system catalog lives in. */
     public static final int PG_CATALOG_NAMESPACE = 11;
@@ -67,6 +72,11 @@ public enum SystemCatalog {
 
     CatalogRow row(CatalogRow.Fields f) {
         return rows.apply(f);
+    }
+
+    /** Whether a shadow may lack this catalog: one restored from a state written before it was kept. */
+    boolean optional() {
+        return sinceStateVersion > 1;
     }
 
     /** The catalog with this oid, or null. */

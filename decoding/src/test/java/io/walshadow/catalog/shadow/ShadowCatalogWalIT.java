@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.walshadow.catalog.shadow.CatalogRow.AttributeRow;
 import io.walshadow.catalog.shadow.CatalogRow.ClassRow;
 import io.walshadow.catalog.shadow.CatalogRow.EnumRow;
+import io.walshadow.catalog.shadow.CatalogRow.ExtensionRow;
 import io.walshadow.catalog.shadow.CatalogRow.IndexRow;
 import io.walshadow.catalog.shadow.CatalogRow.NamespaceRow;
 import io.walshadow.catalog.shadow.CatalogRow.RangeRow;
@@ -63,7 +64,8 @@ class ShadowCatalogWalIT {
             "pg_type", "SELECT concat_ws('|', oid::int8, typname, typnamespace::int8, typlen, typbyval, typalign,"
                     + " typtype, typcategory, typelem::int8, typbasetype::int8, typtypmod, typrelid::int8) FROM pg_type",
             "pg_enum", "SELECT concat_ws('|', oid::int8, enumtypid::int8, enumlabel) FROM pg_enum",
-            "pg_range", "SELECT concat_ws('|', rngtypid::int8, rngsubtype::int8, rngmultitypid::int8) FROM pg_range");
+            "pg_range", "SELECT concat_ws('|', rngtypid::int8, rngsubtype::int8, rngmultitypid::int8) FROM pg_range",
+            "pg_extension", "SELECT concat_ws('|', oid::int8, extname, extnamespace::int8) FROM pg_extension");
 
     static String render(CatalogRow row) {
         if (row instanceof ClassRow c) {
@@ -89,6 +91,8 @@ class ShadowCatalogWalIT {
                     + u(t.typelem()) + "|" + u(t.typbasetype()) + "|" + t.typtypmod() + "|" + u(t.typrelid());
         } else if (row instanceof RangeRow r) {
             return u(r.rngtypid()) + "|" + u(r.rngsubtype()) + "|" + u(r.rngmultitypid());
+        } else if (row instanceof ExtensionRow x) {
+            return u(x.oid()) + "|" + x.extname() + "|" + u(x.extnamespace());
         } else {
             EnumRow e = (EnumRow) row;
             return u(e.oid()) + "|" + u(e.enumtypid()) + "|" + e.enumlabel();
@@ -214,7 +218,7 @@ class ShadowCatalogWalIT {
                 {"ddl after pg_class rewrite", "ALTER TABLE " + schema + ".t1r RENAME TO t1s",
                     "CREATE TABLE " + schema + ".t3 (x int)"},
                 {"vacuum full the rest", "VACUUM FULL pg_type", "VACUUM FULL pg_namespace", "VACUUM FULL pg_index",
-                    "VACUUM FULL pg_range",
+                    "VACUUM FULL pg_range", "VACUUM FULL pg_extension",
                     "CLUSTER pg_class USING pg_class_oid_index"},
                 {"ddl after every rewrite", "ALTER TABLE " + schema + ".t3 ADD y int", "DROP TABLE " + schema + ".t2",
                     "ALTER TYPE " + schema + ".mood RENAME VALUE 'ok' TO 'fine'"},
