@@ -88,7 +88,7 @@ public final class TextValues {
             case Oids.TIMESTAMP: case Oids.TIMESTAMPTZ: case Oids.BYTEA:
                 return true;
             default:
-                return false;
+                return Oids.isReg(oid);
         }
     }
 
@@ -107,7 +107,7 @@ public final class TextValues {
             case Oids.TIMESTAMP: return timestamp(s, false);
             case Oids.TIMESTAMPTZ: return timestamp(s, true);
             case Oids.BYTEA: return bytea(s);
-            default: return s;
+            default: return Oids.isReg(oid) ? Long.parseLong(s) : s; // reg*: read as v::oid (selectExpression)
         }
     }
 

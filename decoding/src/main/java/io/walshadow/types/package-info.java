@@ -32,13 +32,17 @@
  * <tr><td>bit, varbit</td><td>{@link io.walshadow.types.PgBitString}</td><td></td></tr>
  * <tr><td>tid</td><td>{@link io.walshadow.types.PgTid}</td><td></td></tr>
  * <tr><td>pg_lsn</td><td>Long</td><td>text X/X</td></tr>
+ * <tr><td>regclass, regtype, regproc, ... (reg*)</td><td>Long</td><td>the oid, printed as a number: the name is the
+ *     catalog's at read time, not the change's</td></tr>
+ * <tr><td>tsquery</td><td>String</td><td>tsqueryout's text</td></tr>
+ * <tr><td>aclitem</td><td>String</td><td>aclitemout's text with role oids where it prints role names</td></tr>
  * <tr><td>enum</td><td>String</td><td>the label</td></tr>
  * <tr><td>arrays</td><td>{@link io.walshadow.types.PgArray}</td><td>dims, lower bounds, flat elements</td></tr>
  * <tr><td>composites</td><td>{@link io.walshadow.types.PgRecord}</td><td>live fields by name and type</td></tr>
  * <tr><td>external TOAST value (any varlena)</td><td>{@link io.walshadow.types.ToastPointer}</td><td>resolve, then
  *     decode {@link io.walshadow.types.ToastPointer#toVarlena}</td></tr>
  * </table>
- * Anything else (ranges, multiranges, geometric types, tsvector, reg* types, int2vector, oidvector, extension
+ * Anything else (ranges, multiranges, geometric types, tsvector, int2vector, oidvector, extension
  * base types) throws {@link io.walshadow.types.UnsupportedTypeException}.
  */
 package io.walshadow.types;
