@@ -76,6 +76,21 @@ final class Builtins {
         add(m, Oids.LINE, "line", 24, 'd', textOf(Geometric::line));
         add(m, Oids.CIRCLE, "circle", 24, 'd', textOf(Geometric::circle));
         add(m, Oids.TSVECTOR, "tsvector", -1, 'i', textOf((b, o, l) -> TsVector.text(b, o, l, cs)));
+        add(m, Oids.TSQUERY, "tsquery", -1, 'i', textOf((b, o, l) -> TsQuery.text(b, o, l, cs)));
+        // the reg* types: an oid, printed by name as the catalog stands when read (and per search_path); the name as
+        // of the change is not in the WAL, so the value is the oid number, as v::oid prints it
+        add(m, Oids.REGPROC, "regproc", 4, 'i', uint32());
+        add(m, Oids.REGPROCEDURE, "regprocedure", 4, 'i', uint32());
+        add(m, Oids.REGOPER, "regoper", 4, 'i', uint32());
+        add(m, Oids.REGOPERATOR, "regoperator", 4, 'i', uint32());
+        add(m, Oids.REGCLASS, "regclass", 4, 'i', uint32());
+        add(m, Oids.REGTYPE, "regtype", 4, 'i', uint32());
+        add(m, Oids.REGCONFIG, "regconfig", 4, 'i', uint32());
+        add(m, Oids.REGDICTIONARY, "regdictionary", 4, 'i', uint32());
+        add(m, Oids.REGNAMESPACE, "regnamespace", 4, 'i', uint32());
+        add(m, Oids.REGROLE, "regrole", 4, 'i', uint32());
+        add(m, Oids.REGCOLLATION, "regcollation", 4, 'i', uint32());
+        add(m, Oids.ACLITEM, "aclitem", AclItem.SIZE, 'i', textOf(AclItem::text));
         add(m, Oids.PG_LSN, "pg_lsn", 8, 'd', TypeCodec.of((b, o, l) -> Bytes.int64(b, o), (out, v) -> {
             long lsn = TypeCodec.cast(v, Long.class);
             out.append(Long.toHexString(lsn >>> 32).toUpperCase()).append('/')

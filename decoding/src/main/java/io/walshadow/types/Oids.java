@@ -49,10 +49,35 @@ public final class Oids {
     public static final int UUID = 2950;
     public static final int PG_LSN = 3220;
     public static final int TSVECTOR = 3614;
+    public static final int TSQUERY = 3615;
+    public static final int ACLITEM = 1033;
+    public static final int REGPROC = 24;
+    public static final int REGPROCEDURE = 2202;
+    public static final int REGOPER = 2203;
+    public static final int REGOPERATOR = 2204;
+    public static final int REGCLASS = 2205;
+    public static final int REGTYPE = 2206;
+    public static final int REGCONFIG = 3734;
+    public static final int REGDICTIONARY = 3769;
+    public static final int REGNAMESPACE = 4089;
+    public static final int REGROLE = 4096;
+    public static final int REGCOLLATION = 4191;
     public static final int TXID_SNAPSHOT = 2970;
     public static final int PG_SNAPSHOT = 5038;
     public static final int JSONB = 3802;
     public static final int XID8 = 5069;
+
+    /**
+     * The object identifier types ({@code regclass}, {@code regtype}, ...): an oid on disk, printed by name through
+     * the catalog as of the reader, so decoded and written as the oid number.
+     */
+    public static boolean isReg(int oid) {
+        return switch (oid) {
+            case REGPROC, REGPROCEDURE, REGOPER, REGOPERATOR, REGCLASS, REGTYPE, REGCONFIG, REGDICTIONARY,
+                    REGNAMESPACE, REGROLE, REGCOLLATION -> true;
+            default -> false;
+        };
+    }
 
     /**
      * Stand-in type oids of a column the user asked to have written raw ({@code types.undecodable raw}): its on-disk

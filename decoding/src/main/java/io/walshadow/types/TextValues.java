@@ -35,6 +35,82 @@ public final class TextValues {
         return parser(typeOid).parse(text);
     }
 
+    /**
+     * What to select for a column of type {@code typeOid} ({@code column}: its quoted name) so that its text is what
+     * the heap decoder prints for the same datum: the column itself, except where a type decoded to something other
+     * than its output function's text is in it. A reg* value is read as its oid; an aclitem has each role name
+     * replaced by the role's oid; an array or composite holding them is rebuilt around its rewritten elements or
+     * attributes and read as text (array_out and record_out quote an element by its text, whatever its type).
+     */
+    public String selectExpression(int typeOid, String column) {
+        String e = rewrite(typeOid, column, 0);
+        return e == null ? column : e;
+    }
+
+    /** SQL for {@code value}'s text as the heap decoder prints it, or null when the type's output function prints it. */
+    private String rewrite(int typeOid, String value, int depth) {
+        if (depth > 32) {
+            throw new MalformedDatumException("type nesting too deep at type oid " + Integer.toUnsignedString(typeOid));
+        }
+        int oid = baseOid(typeOid);
+        if (Oids.isReg(oid)) {
+            return "(" + value + ")::pg_catalog.oid";
+        }
+        if (oid == Oids.ACLITEM) {
+            return aclitemWithOids(value);
+        }
+        PgType t = types.type(oid);
+        if (t == null) {
+            return null;
+        }
+        if (t.typtype() == 'c') {
+            List<io.walshadow.catalog.Column> attrs = types.compositeAttributes(t.relOid());
+            if (attrs == null) {
+                return null;
+            }
+            List<String> fields = new ArrayList<>();
+            boolean rewritten = false;
+            for (io.walshadow.catalog.Column a : attrs) {
+                if (a.dropped()) {
+                    continue; // record_out skips them too
+                }
+                String f = "(" + value + ").\"" + a.name().replace("\"", "\"\"") + "\"";
+                String r = rewrite(a.typeOid(), f, depth + 1);
+                rewritten |= r != null;
+                fields.add(r == null ? f : r);
+            }
+            return !rewritten ? null : "CASE WHEN (" + value + ")::text IS NOT NULL THEN ROW(" + String.join(", ", fields)
+                    + ")::text END";
+        }
+        if (t.typcategory() == 'A' && t.elemOid() != 0 && t.typlen() == -1) {
+            if (Oids.isReg(baseOid(t.elemOid()))) {
+                return "(" + value + ")::pg_catalog.oid[]"; // dimensions and bounds kept
+            }
+            String k = "ws_k" + depth;
+            String r = rewrite(t.elemOid(), "(" + value + ")[" + k + "]", depth + 1);
+            // element by element, NULLs kept; a multi-dimensional array as it is (refused like the WAL's)
+            return r == null ? null : "CASE WHEN pg_catalog.array_ndims(" + value + ") > 1 THEN (" + value + ")::text"
+                    + " WHEN (" + value + ") IS NOT NULL THEN coalesce((SELECT pg_catalog.array_agg(" + r + " ORDER BY "
+                    + k + ") FROM pg_catalog.generate_subscripts(" + value + ", 1) " + k + "), '{}')::text END";
+        }
+        return null;
+    }
+
+    /**
+     * aclitemout's text with each role name replaced by the role's oid, as the heap decoder prints it: the text
+     * split into grantee, privileges and grantor (a name is double-quoted, with {@code ""} for a quote, when it
+     * holds other than letters, digits and {@code _}); a grantee or grantor that is no role (empty for PUBLIC, or
+     * the oid number aclitemout prints for a dropped role) stays as printed.
+     */
+    private static String aclitemWithOids(String value) {
+        return "(SELECT pg_catalog.string_agg(CASE WHEN ws_a.k = 2 THEN ws_a.p ELSE coalesce((SELECT ws_r.oid::text"
+                + " FROM pg_catalog.pg_roles ws_r WHERE ws_r.rolname = CASE WHEN ws_a.p LIKE '\"%'"
+                + " THEN pg_catalog.replace(pg_catalog.substr(ws_a.p, 2, pg_catalog.length(ws_a.p) - 2), '\"\"', '\"')"
+                + " ELSE ws_a.p END), ws_a.p) END, CASE ws_a.k WHEN 1 THEN '' WHEN 2 THEN '=' ELSE '/' END"
+                + " ORDER BY ws_a.k) FROM pg_catalog.unnest(pg_catalog.regexp_match(" + value + "::text,"
+                + " '^((?:[^\"=]|\"(?:[^\"]|\"\")*\")*)=([^/]*)/(.*)$')) WITH ORDINALITY ws_a(p, k))";
+    }
+
     /** Parses the text of one type's values; resolved once per column (type lookups cost more than parsing). */
     @FunctionalInterface
     public interface Parser {
@@ -88,7 +164,7 @@ public final class TextValues {
             case Oids.TIMESTAMP: case Oids.TIMESTAMPTZ: case Oids.BYTEA:
                 return true;
             default:
-                return false;
+                return Oids.isReg(oid);
         }
     }
 
@@ -107,7 +183,7 @@ public final class TextValues {
             case Oids.TIMESTAMP: return timestamp(s, false);
             case Oids.TIMESTAMPTZ: return timestamp(s, true);
             case Oids.BYTEA: return bytea(s);
-            default: return s;
+            default: return Oids.isReg(oid) ? Long.parseLong(s) : s; // reg*: read as v::oid (selectExpression)
         }
     }
 

@@ -32,6 +32,10 @@
  * <tr><td>bit, varbit</td><td>{@link io.walshadow.types.PgBitString}</td><td></td></tr>
  * <tr><td>tid</td><td>{@link io.walshadow.types.PgTid}</td><td></td></tr>
  * <tr><td>pg_lsn</td><td>Long</td><td>text X/X</td></tr>
+ * <tr><td>regclass, regtype, regproc, ... (reg*)</td><td>Long</td><td>the oid, printed as a number: the name is the
+ *     catalog's at read time, not the change's</td></tr>
+ * <tr><td>tsquery</td><td>String</td><td>tsqueryout's text</td></tr>
+ * <tr><td>aclitem</td><td>String</td><td>aclitemout's text with role oids where it prints role names</td></tr>
  * <tr><td>enum</td><td>String</td><td>the label</td></tr>
  * <tr><td>contrib citext, hstore, ltree, lquery, cube, seg ({@link io.walshadow.types.ExtensionTypes}: known by
  *     extension and type name)</td><td>String</td><td>their output functions' text; hstore's read back by {@link
@@ -43,7 +47,7 @@
  * <tr><td>external TOAST value (any varlena)</td><td>{@link io.walshadow.types.ToastPointer}</td><td>resolve, then
  *     decode {@link io.walshadow.types.ToastPointer#toVarlena}</td></tr>
  * </table>
- * Anything else (int2vector, oidvector, other extensions' base types) throws
+ * Anything else (int2vector, oidvector, jsonpath, other extensions' base types) throws
  * {@link io.walshadow.types.UnsupportedTypeException}.
  */
 package io.walshadow.types;

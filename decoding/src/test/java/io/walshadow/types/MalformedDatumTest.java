@@ -166,6 +166,78 @@ class MalformedDatumTest {
         assertThrows(MalformedDatumException.class, () -> d.decode(9002, -1, truncated, 0, truncated.length));
     }
 
+    /** A tsquery datum: {@code items} 12-byte QueryItems (as {@link #operand} / {@link #operator} make), then operands. */
+    private static byte[] tsquery(byte[][] items, String operands) {
+        byte[] ops = operands.getBytes(java.nio.charset.StandardCharsets.UTF_8);
+        byte[] payload = new byte[4 + 12 * items.length + ops.length];
+        Bytes.putInt32(payload, 0, items.length);
+        for (int i = 0; i < items.length; i++) {
+            System.arraycopy(items[i], 0, payload, 4 + 12 * i, 12);
+        }
+        System.arraycopy(ops, 0, payload, 4 + 12 * items.length, ops.length);
+        return varlena4(payload);
+    }
+
+    private static byte[] operand(int len, int at) {
+        byte[] b = new byte[12];
+        b[0] = 1;
+        Bytes.putInt32(b, 8, len | at << 12);
+        return b;
+    }
+
+    private static byte[] operator(int oper, int left) {
+        byte[] b = new byte[12];
+        b[0] = 2;
+        b[1] = (byte) oper;
+        Bytes.putInt32(b, 4, left);
+        return b;
+    }
+
+    @Test
+    void tsqueryTrees() {
+        // 'a' & 'b': the operator, its right operand next, its left one two items on
+        assertEquals("'a' & 'b'", decode(Oids.TSQUERY, tsquery(new byte[][] {operator(2, 2), operand(1, 2),
+                operand(1, 0)}, "a\0b\0")));
+        // a left-deep chain far deeper than a recursive printer's stack: printed without recursion
+        int n = 100_000;
+        byte[][] chain = new byte[2 * n - 1][];
+        for (int i = 0; i < n - 1; i++) {
+            chain[2 * i] = operator(2, 2);
+            chain[2 * i + 1] = operand(1, 0);
+        }
+        chain[2 * n - 2] = operand(1, 0);
+        String text = (String) decode(Oids.TSQUERY, tsquery(chain, "a\0"));
+        assertEquals(n * 3 + (n - 1) * 3, text.length());
+        assertTrue(text.startsWith("'a' & 'a' & 'a'") && text.endsWith("'a' & 'a'"), text.substring(0, 20));
+        // corrupt: a left pointer the tree disagrees with, an operator short of operands, two trees, an unknown
+        // operator or item type, an operand past its area or not NUL-terminated
+        List<byte[]> corrupt = List.of(
+                tsquery(new byte[][] {operator(2, 1), operand(1, 2), operand(1, 0)}, "a\0b\0"),
+                tsquery(new byte[][] {operand(1, 0), operator(1, 0)}, "a\0"),
+                tsquery(new byte[][] {operator(2, 2), operand(1, 0)}, "a\0"),
+                tsquery(new byte[][] {operand(1, 0), operand(1, 0)}, "a\0"),
+                tsquery(new byte[][] {operator(5, 0), operand(1, 0)}, "a\0"),
+                tsquery(new byte[][] {new byte[12]}, "a\0"),
+                tsquery(new byte[][] {operand(1, 2)}, "a\0"),
+                tsquery(new byte[][] {operand(2, 0)}, "ab"));
+        for (byte[] b : corrupt) {
+            MalformedDatumException e = assertThrows(MalformedDatumException.class, () -> decode(Oids.TSQUERY, b),
+                    HexFormat.of().formatHex(b));
+            assertTrue(e.getMessage().contains("tsquery"), e.getMessage());
+        }
+    }
+
+    @Test
+    void aclitemPrivilegeBits() {
+        // grantee 0 (PUBLIC), grantor 10, SELECT (bit 1) with grant option (bit 17), ALTER SYSTEM (bit 13)
+        assertEquals("=r*A/10", decode(Oids.ACLITEM, hex("00000000 0a000000 02200200")));
+        assertEquals("4294967295=/1", decode(Oids.ACLITEM, hex("ffffffff 01000000 00000000")));
+        // bit 14 (MAINTAIN from PostgreSQL 17) cannot be in a PostgreSQL 15 aclitem
+        assertTrue(malformed(Oids.ACLITEM, "00000000 0a000000 00400000").getMessage().contains("aclitem"));
+        malformed(Oids.ACLITEM, "00000000 0a000000 00000040");
+        malformed(Oids.ACLITEM, "00000000 0a000000 000000"); // 11 bytes
+    }
+
     @Test
     void multirangesAndRangesOfOnesOwn() {
         // int4multirange {[1,3),[7,9)}: type oid 4451, 2 ranges, 1 item (the first range's bounds are 8 bytes),

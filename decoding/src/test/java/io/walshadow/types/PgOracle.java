@@ -88,11 +88,25 @@ final class PgOracle implements AutoCloseable {
                 }
             }
         }
+        // the output function, as COPY, psql and array_out/record_out print values; not col::text, because
+        // the casts to text of bool ('true'), inet (always /32), bpchar (trailing blanks cut) and "char" differ
+        Map<String, String[]> texts = texts(table, cols, col -> "format('%s', " + col.name() + ")");
+        if (!texts.keySet().equals(raw.keySet())) {
+            throw new IllegalStateException("heap pages and SELECT disagree on the rows of " + table + ": "
+                    + raw.keySet() + " vs " + texts.keySet());
+        }
+        List<Row> out = new ArrayList<>();
+        raw.forEach((ctid, r) -> out.add(new Row(ctid, r, texts.get(ctid))));
+        return out;
+    }
+
+    /** Each row's text of {@code expr} per column, by ctid, indexed by attnum. */
+    Map<String, String[]> texts(String table, List<Col> cols, java.util.function.Function<Col, String> expr)
+            throws SQLException {
+        int natts = cols.stream().mapToInt(Col::attnum).max().orElse(0);
         StringBuilder sql = new StringBuilder("SELECT ctid::text");
         for (Col col : cols) {
-            // the output function, as COPY, psql and array_out/record_out print values; not col::text, because
-            // the casts to text of bool ('true'), inet (always /32), bpchar (trailing blanks cut) and "char" differ
-            sql.append(", format('%s', ").append(col.name()).append(")");
+            sql.append(", ").append(expr.apply(col));
         }
         sql.append(" FROM ").append(table);
         Map<String, String[]> texts = new HashMap<>();
@@ -105,13 +119,7 @@ final class PgOracle implements AutoCloseable {
                 texts.put(rs.getString(1), t);
             }
         }
-        if (!texts.keySet().equals(raw.keySet())) {
-            throw new IllegalStateException("heap pages and SELECT disagree on the rows of " + table + ": "
-                    + raw.keySet() + " vs " + texts.keySet());
-        }
-        List<Row> out = new ArrayList<>();
-        raw.forEach((ctid, r) -> out.add(new Row(ctid, r, texts.get(ctid))));
-        return out;
+        return texts;
     }
 
     /** The value an external TOAST pointer stands for, as the datum {@link ToastPointer#toVarlena} rebuilds. */

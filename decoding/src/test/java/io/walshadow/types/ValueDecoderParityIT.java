@@ -10,14 +10,17 @@ import java.sql.SQLException;
 import java.time.Instant;
 import java.time.LocalDate;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HexFormat;
 import java.util.List;
+import java.util.Map;
 import java.util.stream.Collectors;
 import java.util.stream.IntStream;
 import java.util.Random;
 import java.util.UUID;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BiConsumer;
+import java.util.function.UnaryOperator;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
 
@@ -44,42 +47,41 @@ class ValueDecoderParityIT {
      * further array columns of itself (PostgreSQL has no arrays of arrays, only more dimensions).
      */
     private static List<Object[]> check(String type, List<String> literals) throws SQLException {
+        return check(type, literals, null, null);
+    }
+
+    /**
+     * As {@link #check(String, List)}, with PostgreSQL's expected text taken from a mirror table of the same shape
+     * whose columns have type {@code oracleType} instead, filled with {@code toOracle} applied to each value of
+     * {@code type}: for types decoded to something other than their output function's text ({@code regclass}
+     * values as {@code v::oid}).
+     */
+    private static List<Object[]> check(String type, List<String> literals, String oracleType,
+                                        UnaryOperator<String> toOracle) throws SQLException {
         boolean isArray = type.endsWith("]") || type.startsWith(PgOracle.PREFIX + "da");
         List<Object[]> plain = new ArrayList<>();
         List<String> mismatches = new ArrayList<>();
         try (PgOracle pg = new PgOracle()) {
-            String d = pg.name("d", "DOMAIN");
-            String ct = pg.name("c", "TYPE");
-            String t = pg.name("t", "TABLE");
-            pg.exec("CREATE DOMAIN " + d + " AS " + type,
-                    "CREATE TYPE " + ct + " AS (x bool, v " + type + ", i int4, s text)",
-                    "CREATE TABLE " + t + " (id int4, v " + type + ", d " + d + ", c " + ct + ", ca " + ct + "[]"
-                            + (isArray ? "" : ", a " + type + "[], a2 " + type + "[], alb " + type + "[], da " + d + "[]")
-                            + ")");
-            for (int i = 0; i < literals.size(); i++) {
-                String lit = literals.get(i);
-                String v = "(" + lit + ")::" + type;
-                pg.exec("INSERT INTO " + t + " VALUES (" + i + ", " + v
-                        + ", (" + lit + ")::" + d
-                        + ", ROW(true, " + v + ", " + i + ", 'q\"u\\o,te (x)')::" + ct
-                        + ", ARRAY[ROW(false, " + v + ", NULL, NULL)::" + ct + ", NULL, ROW(NULL, NULL, NULL, '')::"
-                        + ct + "]"
-                        + (isArray ? "" : ", ARRAY[" + v + ", NULL, " + v + "]"
-                        + ", ARRAY[[" + v + ", NULL], [" + v + ", " + v + "]]"
-                        + ", ('[-2:-1][3:4]=' || ARRAY[[" + v + ", NULL], [" + v + ", " + v + "]]::text)::" + type + "[]"
-                        + ", ARRAY[(" + lit + ")::" + d + ", NULL]")
-                        + ")");
+            String t = fill(pg, type, literals, isArray, lit -> "(" + lit + ")::" + type);
+            Map<String, String[]> oracle = new HashMap<>();
+            if (oracleType != null) {
+                String m = fill(pg, oracleType, literals, isArray, lit -> toOracle.apply("(" + lit + ")::" + type));
+                for (PgOracle.Row row : pg.rows(m, pg.columns(m))) {
+                    oracle.put(row.text()[1], row.text());
+                }
             }
-            pg.exec("INSERT INTO " + t + " VALUES (-1, NULL, NULL, ROW(NULL, NULL, NULL, NULL)::" + ct + ", '{}'"
-                    + (isArray ? "" : ", '{}', NULL, '{}', '{}'") + ")");
             SqlTypeCatalog catalog = SqlTypeCatalog.load(pg.c);
             ValueDecoder dec = new ValueDecoder(catalog);
             TextValues textValues = new TextValues(catalog);
             List<PgOracle.Col> cols = pg.columns(t);
+            // the initial snapshot's path: what it selects (TextValues.selectExpression) parsed by TextValues
+            Map<String, String[]> selected = pg.texts(t, cols, col -> textValues.selectExpression(col.typeOid(),
+                    col.name()));
             for (PgOracle.Row row : pg.rows(t, cols)) {
+                String[] texts = oracleType == null ? row.text() : oracle.get(row.text()[1]);
                 for (PgOracle.Col col : cols) {
                     byte[] raw = row.raw()[col.attnum()];
-                    String expected = row.text()[col.attnum()];
+                    String expected = texts[col.attnum()];
                     String where = type + " " + col.name() + " " + row.ctid();
                     if (raw == null) {
                         continue; // NULL: the heap tuple's null bitmap says so; nothing to decode
@@ -98,10 +100,10 @@ class ValueDecoderParityIT {
                         got = "<" + e + ">";
                     }
                     COMPARED.incrementAndGet();
-                    // the initial snapshot's path: the same datum from its text output (TextValues) prints alike
+                    // the initial snapshot's path prints alike
                     String viaText;
                     try {
-                        Object parsed = textValues.parse(col.typeOid(), expected);
+                        Object parsed = textValues.parse(col.typeOid(), selected.get(row.ctid())[col.attnum()]);
                         viaText = parsed instanceof String str ? str : dec.toText(col.typeOid(), col.typmod(), parsed);
                     } catch (RuntimeException e) {
                         viaText = "<" + e + ">";
@@ -124,6 +126,42 @@ class ValueDecoderParityIT {
         assertTrue(mismatches.isEmpty(), mismatches.size() + " mismatch(es):\n"
                 + String.join("\n", mismatches.subList(0, Math.min(40, mismatches.size()))));
         return plain;
+    }
+
+    /**
+     * A table of {@code type} values in every container: plain, domain, composite, array of composite and (unless
+     * {@code type} is an array) arrays; row {@code id} holds literal {@code id} as {@code value} turns it into an
+     * expression of {@code type}.
+     */
+    private static String fill(PgOracle pg, String type, List<String> literals, boolean isArray,
+                               UnaryOperator<String> value) throws SQLException {
+        String d = pg.name("d", "DOMAIN");
+        String ct = pg.name("c", "TYPE");
+        String t = pg.name("t", "TABLE");
+        pg.exec("CREATE DOMAIN " + d + " AS " + type,
+                "CREATE TYPE " + ct + " AS (x bool, v " + type + ", i int4, s text)",
+                "CREATE TABLE " + t + " (id int4, v " + type + ", d " + d + ", c " + ct + ", ca " + ct + "[]"
+                        + (isArray ? "" : ", a " + type + "[], a2 " + type + "[], alb " + type + "[], da " + d + "[]")
+                        + ")");
+        for (int i = 0; i < literals.size(); i++) {
+            String v = "(" + value.apply(literals.get(i)) + ")";
+            // lower bounds set by assigning to a slice, not through the text form: some values do not read back
+            // (an aclitem of a dropped role)
+            pg.exec("INSERT INTO " + t + " (id, v, d, c, ca" + (isArray ? "" : ", a, a2, alb[-2:-1][3:4], da")
+                    + ") VALUES (" + i + ", " + v
+                    + ", " + v + "::" + d
+                    + ", ROW(true, " + v + ", " + i + ", 'q\"u\\o,te (x)')::" + ct
+                    + ", ARRAY[ROW(false, " + v + ", NULL, NULL)::" + ct + ", NULL, ROW(NULL, NULL, NULL, '')::"
+                    + ct + "]"
+                    + (isArray ? "" : ", ARRAY[" + v + ", NULL, " + v + "]"
+                    + ", ARRAY[[" + v + ", NULL], [" + v + ", " + v + "]]"
+                    + ", ARRAY[[" + v + ", NULL], [" + v + ", " + v + "]]"
+                    + ", ARRAY[" + v + "::" + d + ", NULL]")
+                    + ")");
+        }
+        pg.exec("INSERT INTO " + t + " VALUES (-1, NULL, NULL, ROW(NULL, NULL, NULL, NULL)::" + ct + ", '{}'"
+                + (isArray ? "" : ", '{}', NULL, '{}', '{}'") + ")");
+        return t;
     }
 
     private static void check(String type, List<String> literals, BiConsumer<Object, String> valueCheck)
@@ -447,6 +485,88 @@ class ValueDecoderParityIT {
                 "1 ..", ".. 2", "5 .. 5", "5(+-)0.3", "1.2345678", "100", "-100.0", "0.5 .. 0.5",
                 "3.4e38", "1.17549435e-38", "9.99999e4", "99999.9", "0.00009999", "-12.00 .. -11.90"),
                 (v, t) -> assertEquals(t, v));
+    }
+
+    @Test
+    void tsquery() throws SQLException {
+        check("tsquery", List.of("''", "'a'", "'a & b'", "'a | b'", "'!a'", "'!!a'", "'a <-> b'", "'a <3> b'",
+                "'a <0> b'", "'a <16384> b'", "'!(a & b)'", "'(a | b) & c'", "'a | b & c'", "'a & b | c & d'",
+                "'(a | b) & (c | d)'", "'(a | b) <-> c'", "'a <-> (b <-> c)'", "'(a <-> b) <2> c'", "'!a <-> b'",
+                "'!(a <-> b)'", "'a & !(b | c)'", "'!(a | b) <-> !c'", "'(a & b) <-> (c | !d)'",
+                "'a:*'", "'a:AB'", "'a:*ABCD'", "'a:D'", "'a:B* & b:ca'",
+                "'''it''''s'' & ''back\\\\slash'' | ''two words'':*A'", "'ünïcödé & 日本:*'",
+                "to_tsquery('english', 'The & quick <-> foxes:*')",
+                "phraseto_tsquery('english', 'the quick brown fox jumped')",
+                "websearch_to_tsquery('english', '\"quick fox\" -dog or cat')",
+                "(SELECT string_agg('w' || i, ' & ')::tsquery FROM generate_series(1, 100) i)",
+                // big: the arrays and composites holding it are compressed or go to TOAST (tsquery itself is plain)
+                "(SELECT string_agg(md5(i::text) || CASE i % 4 WHEN 0 THEN ':*' WHEN 1 THEN ':A' ELSE '' END,"
+                        + " CASE i % 3 WHEN 0 THEN ' | ' WHEN 1 THEN ' <-> ' ELSE ' & !' END)::tsquery"
+                        + " FROM generate_series(1, 50) i)"));
+    }
+
+    @Test
+    void regTypes() throws SQLException {
+        // printed by name through the catalog at read time, so decoded to the oid: the oracle is v::oid
+        UnaryOperator<String> oid = v -> v + "::oid";
+        List<String> common = List.of("0", "4294967295", "1");
+        check("regclass", concat(List.of("'pg_class'", "'pg_catalog.pg_type'", "'information_schema.tables'"),
+                common), "oid", oid);
+        check("regtype", concat(List.of("'int4'", "'timestamp with time zone'", "'text[]'"), common), "oid", oid);
+        check("regproc", concat(List.of("'now'", "'int4pl'"), common), "oid", oid);
+        check("regprocedure", concat(List.of("'sum(int4)'", "'pg_catalog.abs(numeric)'"), common), "oid", oid);
+        check("regoper", concat(List.of("'|/'", "'||/'"), common), "oid", oid);
+        check("regoperator", concat(List.of("'+(int4,int4)'", "'-(NONE,int8)'"), common), "oid", oid);
+        check("regconfig", concat(List.of("'english'", "'simple'"), common), "oid", oid);
+        check("regdictionary", concat(List.of("'english_stem'", "'simple'"), common), "oid", oid);
+        check("regnamespace", concat(List.of("'pg_catalog'", "'public'"), common), "oid", oid);
+        check("regrole", concat(List.of("'pg_monitor'", "current_user"), common), "oid", oid);
+        check("regcollation", concat(List.of("'\"C\"'", "'pg_catalog.\"POSIX\"'"), common), "oid", oid);
+        check("regclass[]", List.of("'{pg_class,NULL,pg_type}'", "'{}'", "'[0:1]={0,1}'"), "oid[]", v -> v + "::oid[]");
+    }
+
+    @Test
+    void aclitem() throws SQLException {
+        String a = PgOracle.PREFIX + "role_a";
+        String q = "ws tsq \"q\" " + ProcessHandle.current().pid(); // a name aclitemout quotes
+        String qq = "\"" + q.replace("\"", "\"\"") + "\"";
+        try (PgOracle pg = new PgOracle()) {
+            pg.exec("DROP ROLE IF EXISTS " + a, "DROP ROLE IF EXISTS " + qq, "CREATE ROLE " + a, "CREATE ROLE " + qq);
+            try {
+                // the oracle: PostgreSQL's text with each role name replaced by its oid (a name that is no role,
+                // such as the number aclitemout prints for a dropped one, stays as it is)
+                String f = pg.name("acl_oids", "FUNCTION");
+                pg.exec("CREATE FUNCTION " + f + "(a aclitem) RETURNS text LANGUAGE sql STABLE AS $$"
+                        + " SELECT string_agg(CASE WHEN k = 2 THEN p ELSE coalesce((SELECT r.oid::text FROM pg_roles r"
+                        + " WHERE r.rolname = CASE WHEN p LIKE '\"%' THEN replace(substr(p, 2, length(p) - 2), '\"\"', '\"')"
+                        + " ELSE p END), p) END, CASE k WHEN 1 THEN '' WHEN 2 THEN '=' ELSE '/' END ORDER BY k)"
+                        + " FROM unnest(regexp_match(a::text, '^((?:[^\"=]|\"(?:[^\"]|\"\")*\")*)=([^/]*)/(.*)$'))"
+                        + " WITH ORDINALITY u(p, k) $$");
+                String sq = qq.replace("'", "''");
+                String granted = pg.name("granted", "TABLE");
+                pg.exec("CREATE TABLE " + granted + " (x int)", "GRANT SELECT, UPDATE ON " + granted + " TO " + a
+                        + " WITH GRANT OPTION", "GRANT ALL ON " + granted + " TO PUBLIC", "GRANT INSERT ON " + granted
+                        + " TO " + qq);
+                check("aclitem", List.of("'=r/" + a + "'", "'" + a + "=arwdDxtXUCTcsA/" + a + "'",
+                        "'" + a + "=a*r*w*d*D*x*t*X*U*C*T*c*s*A*/" + sq + "'", "'" + sq + "=/" + a + "'",
+                        "'=UC*/' || quote_ident((SELECT rolname FROM pg_roles WHERE oid = 10))",
+                        "makeaclitem(4000000000, 10, 'SELECT', true)", "makeaclitem(0, 4000000001, 'USAGE', false)",
+                        "'" + sq + "=X*/" + sq + "'"), "text", v -> f + "(" + v + ")");
+                check("aclitem[]", List.of("(SELECT relacl FROM pg_class WHERE oid = 'pg_class'::regclass)",
+                        "(SELECT relacl FROM pg_class WHERE oid = '" + granted + "'::regclass)", "'{}'",
+                        "ARRAY['=r/" + a + "', NULL]::aclitem[]"), "text[]",
+                        v -> "coalesce((SELECT array_agg(" + f + "(x) ORDER BY k) FROM unnest(" + v
+                                + ") WITH ORDINALITY u(x, k)), '{}')");
+            } finally {
+                pg.exec("DROP OWNED BY " + a + ", " + qq, "DROP ROLE " + a, "DROP ROLE " + qq);
+            }
+        }
+    }
+
+    private static List<String> concat(List<String> a, List<String> b) {
+        List<String> out = new ArrayList<>(a);
+        out.addAll(b);
+        return out;
     }
 
     @Test

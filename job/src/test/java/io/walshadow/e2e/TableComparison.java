@@ -208,6 +208,11 @@ public final class TableComparison {
                 return new Col(name, p + "::int::text", "toString(" + c + ")", false);
             case "int2": case "int4": case "int8": case "oid":
                 return new Col(name, p + "::text", "toString(" + c + ")", false);
+            case "regclass": case "regtype": case "regproc": case "regprocedure": case "regoper": case "regoperator":
+            case "regconfig": case "regdictionary": case "regnamespace": case "regrole": case "regcollation":
+                return new Col(name, p + "::oid::text", "toString(" + c + ")", false); // the oid, not the name
+            case "aclitem":
+                return new Col(name, aclitem(p), c, false);
             case "float4":
                 return new Col(name, p + "::float4::text", "toString(" + c + ")", true);
             case "float8":
@@ -226,6 +231,15 @@ public final class TableComparison {
             default:
                 break;
         }
+        if (elem.startsWith("reg")) {
+            return new Col(name, "coalesce(array_to_string(" + p + "::oid[], '|', 'NULL'), '')",
+                    "arrayStringConcat(arrayMap(ws_elem -> ifNull(toString(ws_elem), 'NULL'), " + c + "), '|')", false);
+        }
+        if (elem.equals("aclitem")) {
+            return new Col(name, "coalesce((SELECT string_agg(coalesce(" + aclitem("ws_u.ws_x") + ", 'NULL'), '|'"
+                    + " ORDER BY ws_u.ws_k) FROM unnest(" + p + ") WITH ORDINALITY ws_u(ws_x, ws_k)), '')",
+                    "arrayStringConcat(arrayMap(ws_elem -> ifNull(toString(ws_elem), 'NULL'), " + c + "), '|')", false);
+        }
         if (!elem.isEmpty() && !base.equals("int2vector") && !base.equals("oidvector")) {
             // one-dimensional arrays, elements joined; a NULL array reads as an empty one in ClickHouse
             // (the vectors are their space-separated text)
@@ -234,6 +248,23 @@ public final class TableComparison {
         }
         // String columns hold PostgreSQL's output function's text
         return new Col(name, "CASE WHEN " + p + " IS NOT NULL THEN format('%s', " + p + ") END", c, false);
+    }
+
+    /**
+     * An aclitem as aclitemout prints it with role oids for names, built from PostgreSQL's own aclexplode (grantee
+     * and grantor oids, one row per privilege in bit order): empty grantee for PUBLIC, each privilege's letter
+     * (ACL_ALL_RIGHTS_STR order) with {@code *} when grantable. An item without privileges explodes to nothing:
+     * not used in these tables.
+     */
+    static String aclitem(String value) {
+        return "CASE WHEN " + value + " IS NOT NULL THEN (SELECT CASE WHEN min(e.grantee) = 0 THEN '' ELSE min(e.grantee)::text END || '=' || string_agg("
+                + "CASE e.privilege_type WHEN 'INSERT' THEN 'a' WHEN 'SELECT' THEN 'r' WHEN 'UPDATE' THEN 'w'"
+                + " WHEN 'DELETE' THEN 'd' WHEN 'TRUNCATE' THEN 'D' WHEN 'REFERENCES' THEN 'x' WHEN 'TRIGGER' THEN 't'"
+                + " WHEN 'EXECUTE' THEN 'X' WHEN 'USAGE' THEN 'U' WHEN 'CREATE' THEN 'C' WHEN 'TEMPORARY' THEN 'T'"
+                + " WHEN 'CONNECT' THEN 'c' WHEN 'SET' THEN 's' WHEN 'ALTER SYSTEM' THEN 'A' END"
+                + " || CASE WHEN e.is_grantable THEN '*' ELSE '' END, '' ORDER BY e.o) || '/' || min(e.grantor)::text"
+                + " FROM aclexplode(ARRAY[" + value + "]) WITH ORDINALITY e(grantor, grantee, privilege_type,"
+                + " is_grantable, o)) END";
     }
 
     static List<String> primaryKey(Connection pg, String schema, String table) throws SQLException {

@@ -210,6 +210,55 @@ class TypesEndToEndIT {
     }
 
     @Test
+    void queriesObjectIdsAndPrivilegesArriveDecoded() throws Exception {
+        try (E2e e = new E2e("e2e_tsq")) {
+            String s = e.schema;
+            String role = s + "_role";
+            LocalPg.exec(e.pg, "DROP ROLE IF EXISTS " + role, "CREATE ROLE " + role,
+                    "CREATE DOMAIN " + s + ".tq AS tsquery", "CREATE TYPE " + s + ".pq AS (a int, q tsquery)",
+                    "CREATE TABLE " + s + ".granted (v int)",
+                    "GRANT SELECT, INSERT ON " + s + ".granted TO " + role + " WITH GRANT OPTION",
+                    "GRANT ALL ON " + s + ".granted TO PUBLIC",
+                    "CREATE TABLE " + s + ".x (id int PRIMARY KEY, q tsquery, q_arr tsquery[], q_dom " + s + ".tq,"
+                            + " q_comp " + s + ".pq, rc regclass, rt regtype, rp regprocedure, rr regrole,"
+                            + " rn regnamespace, rcfg regconfig, rc_arr regclass[], acl aclitem, acl_arr aclitem[])");
+            String rows = "INSERT INTO " + s + ".x SELECT g,"
+                    + " CASE g % 4 WHEN 0 THEN ('w' || g || ':*A & !(b' || g || ' | c) <-> d <3> e:B')::tsquery"
+                    + " WHEN 1 THEN phraseto_tsquery('english', 'the quick brown fox ' || g)"
+                    + " WHEN 2 THEN ('''it''''s'' <-> ''back\\\\slash ü' || g || ''':*')::tsquery"
+                    + " ELSE CASE WHEN g % 7 = 0 THEN (SELECT string_agg(md5(i::text || g), ' | ')::tsquery"
+                    + " FROM generate_series(1, 50) i) ELSE ''::tsquery END END,"
+                    + " ARRAY[('a' || g)::tsquery, NULL, 'x <-> (y | !z)'], ('!q' || g)::" + s + ".tq,"
+                    + " ROW(g, ('p' || g || ' & q')::tsquery)::" + s + ".pq,"
+                    + " (ARRAY['pg_class', 'pg_catalog.pg_type', '" + s + ".x'])[1 + g % 3]::regclass,"
+                    + " (ARRAY['int4', 'text[]', 'timestamptz'])[1 + g % 3]::regtype, 'sum(int4)'::regprocedure,"
+                    + " (ARRAY['pg_monitor', '" + role + "'])[1 + g % 2]::regrole, '" + s + "'::regnamespace,"
+                    + " 'english'::regconfig, ARRAY['pg_class'::regclass, NULL, g::oid::regclass],"
+                    + " (CASE g % 3 WHEN 0 THEN '=r/' || quote_ident(current_user)"
+                    + " WHEN 1 THEN '" + role + "=a*r*w*d*D*x*t*X*U*C*T*c*s*A*/' || quote_ident(current_user)"
+                    + " ELSE '" + role + "=UC*/" + role + "' END)::aclitem,"
+                    + " (SELECT relacl FROM pg_class WHERE oid = '" + s + ".granted'::regclass)"
+                    + " || makeaclitem(4000000000, 10, 'SELECT', g % 2 = 0)"
+                    + " FROM generate_series(FIRST, LAST) g";
+            try {
+                LocalPg.exec(e.pg, rows.replace("FIRST", "1").replace("LAST", "20")); // copied by the initial snapshot
+                e.start(e.config(), null, 0);
+                e.awaitSnapshotComplete(Duration.ofMinutes(2));
+                e.awaitCaughtUp(Duration.ofMinutes(2));
+                LocalPg.exec(e.pg, rows.replace("FIRST", "21").replace("LAST", "40"), // from the WAL
+                        "INSERT INTO " + s + ".x (id) VALUES (1000)",
+                        "UPDATE " + s + ".x SET q = q || 'updated'::tsquery, rc = 'pg_proc',"
+                                + " acl_arr = acl_arr || ('=U/' || quote_ident(current_user))::aclitem WHERE id % 3 = 0",
+                        "DELETE FROM " + s + ".x WHERE id % 10 = 0");
+                e.awaitCaughtUp(Duration.ofMinutes(2));
+                assertEquals(Map.of("x", 40 + 1 - 5, "granted", 0), e.assertAllTablesEqual()); // 10 .. 40, 1000 deleted
+            } finally {
+                LocalPg.exec(e.pg, "DROP OWNED BY " + role, "DROP ROLE " + role);
+            }
+        }
+    }
+
+    @Test
     void valueOutsideClickHouseRangeFailsClosed() throws Exception {
         try (E2e e = new E2e("e2e_range")) {
             LocalPg.exec(e.pg, "CREATE TABLE " + e.schema + ".d (id int PRIMARY KEY, day date)");

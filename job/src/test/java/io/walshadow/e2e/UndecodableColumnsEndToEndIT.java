@@ -11,7 +11,7 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /**
- * Columns whose type has no decoder (tsquery, jsonpath) under each {@code types.undecodable} policy, while
+ * Columns whose type has no decoder (jsonpath, refcursor) under each {@code types.undecodable} policy, while
  * another table takes writes throughout: {@code fail} refuses to start naming the columns and the settings;
  * {@code skip} leaves them out of ClickHouse and replicates the rest; {@code raw} writes their on-disk bytes as hex,
  * compared with PostgreSQL's own bytes (a binary-coercible cast to bytea reads a varlena's content as stored).
@@ -21,8 +21,8 @@ class UndecodableColumnsEndToEndIT {
     private static void schema(E2e e) throws Exception {
         String s = e.schema;
         LocalPg.exec(e.pg, "CREATE TABLE " + s + ".other (id serial PRIMARY KEY, v int)",
-                "CREATE TABLE " + s + ".docs (id int PRIMARY KEY, q tsquery, m jsonpath, note text)",
-                "INSERT INTO " + s + ".docs SELECT g, ('a' || g || ' & b')::tsquery, ('$.a' || g || '[*] ? (@ > ' || g || ')')::jsonpath,"
+                "CREATE TABLE " + s + ".docs (id int PRIMARY KEY, q jsonpath, m refcursor, note text)",
+                "INSERT INTO " + s + ".docs SELECT g, ('$.a' || g || ' ? (@ > 1)')::jsonpath, ('cur' || g)::refcursor,"
                         + " 'n' || g FROM generate_series(1, 50) g");
     }
 
@@ -30,9 +30,9 @@ class UndecodableColumnsEndToEndIT {
         String s = e.schema;
         for (int i = 0; i < 20; i++) {
             LocalPg.exec(e.pg, "INSERT INTO " + s + ".other (v) VALUES (" + i + ")",
-                    "INSERT INTO " + s + ".docs VALUES (" + (100 + i) + ", 'x" + i + " | y'::tsquery, '$.w" + i + "',"
+                    "INSERT INTO " + s + ".docs VALUES (" + (100 + i) + ", '$.x" + i + "[*] ? (@ like_regex \"^y\")'::jsonpath, 'cur_w',"
                             + " 'w" + i + "')",
-                    "UPDATE " + s + ".docs SET q = 'z" + i + "'::tsquery, note = note || '+' WHERE id = " + (1 + i),
+                    "UPDATE " + s + ".docs SET q = 'strict $.z" + i + "'::jsonpath, note = note || '+' WHERE id = " + (1 + i),
                     "DELETE FROM " + s + ".docs WHERE id = " + (30 + i));
         }
     }
@@ -53,7 +53,7 @@ class UndecodableColumnsEndToEndIT {
             schema(e);
             IllegalStateException x = assertThrows(IllegalStateException.class, () -> e.start(e.config(), null, 0));
             String m = x.getMessage();
-            assertTrue(m.contains(e.schema + ".docs.q (tsquery)") && m.contains(e.schema + ".docs.m (jsonpath)")
+            assertTrue(m.contains(e.schema + ".docs.q (jsonpath)") && m.contains(e.schema + ".docs.m (refcursor)")
                     && m.contains("types.undecodable"), m);
         }
     }
@@ -82,7 +82,7 @@ class UndecodableColumnsEndToEndIT {
     void rawWritesTheOnDiskBytesAsHexPerColumnRule() throws Exception {
         try (E2e e = new E2e("e2e_undec_raw")) {
             schema(e);
-            LocalPg.exec(e.pg, "CREATE CAST (tsquery AS bytea) WITHOUT FUNCTION");
+            LocalPg.exec(e.pg, "CREATE CAST (jsonpath AS bytea) WITHOUT FUNCTION");
             TestMetricReporter.METRICS.clear();
             try {
                 e.start(e.config("--types.undecodable.columns", e.schema + ".docs.q=raw," + e.schema + ".docs.*=skip"),
@@ -97,7 +97,7 @@ class UndecodableColumnsEndToEndIT {
                 assertEquals(20, TableComparison.assertEqual(e.pg, e.ch, e.schema, "other"));
                 assertTrue(TestMetricReporter.value("values_raw") >= 40, "values_raw " + TestMetricReporter.value("values_raw"));
             } finally {
-                LocalPg.exec(e.pg, "DROP CAST (tsquery AS bytea)");
+                LocalPg.exec(e.pg, "DROP CAST (jsonpath AS bytea)");
             }
         }
     }

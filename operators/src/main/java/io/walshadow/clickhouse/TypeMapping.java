@@ -42,6 +42,10 @@ public final class TypeMapping {
             case Oids.INT4: return "Int32";
             case Oids.INT8: return "Int64";
             case Oids.OID: return "UInt32";
+            case Oids.REGPROC: case Oids.REGPROCEDURE: case Oids.REGOPER: case Oids.REGOPERATOR: case Oids.REGCLASS:
+            case Oids.REGTYPE: case Oids.REGCONFIG: case Oids.REGDICTIONARY: case Oids.REGNAMESPACE: case Oids.REGROLE:
+            case Oids.REGCOLLATION:
+                return "UInt32"; // the oid: a name would be the catalog's at read time, not the change's
             case Oids.FLOAT4: return "Float32";
             case Oids.FLOAT8: return "Float64";
             case Oids.NUMERIC: return numeric(typmod);

@@ -37,7 +37,7 @@ final class SnapshotRows {
             // a column written raw (types.undecodable) is left NULL: SQL gives its text, not its on-disk bytes
             if (!c.dropped() && !io.walshadow.types.Oids.isRaw(c.typeOid())) {
                 pos.add(c.attnum() - 1);
-                select.add(quoteIdent(names.getOrDefault(c.attnum(), c.name())));
+                select.add(values.selectExpression(c.typeOid(), quoteIdent(names.getOrDefault(c.attnum(), c.name()))));
             }
         }
         positions = pos.stream().mapToInt(Integer::intValue).toArray();
@@ -53,7 +53,7 @@ final class SnapshotRows {
         return descriptor.columns().stream().anyMatch(c -> !c.dropped() && io.walshadow.types.Oids.isRaw(c.typeOid()));
     }
 
-    /** The chunk query's select list (quoted column names). */
+    /** The chunk query's select list (quoted column names, or expressions of them: {@link TextValues#selectExpression}). */
     String selectList() {
         return selectList;
     }

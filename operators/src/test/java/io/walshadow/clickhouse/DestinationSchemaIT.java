@@ -75,6 +75,11 @@ class DestinationSchemaIT {
             {"c_domain", "%s.price", "Nullable(Decimal(10, 2))"},
             {"c_domain_nn", "%s.price NOT NULL", "Decimal(10, 2)"},
             {"c_composite", "%s.pair", "Nullable(String)"},
+            {"c_regclass", "regclass", "Nullable(UInt32)"},
+            {"c_regrole_nn", "regrole NOT NULL", "UInt32"},
+            {"c_regproc_arr", "regprocedure[]", "Array(Nullable(UInt32))"},
+            {"c_tsquery", "tsquery", "Nullable(String)"},
+            {"c_acl", "aclitem[]", "Array(Nullable(String))"},
             {"Mixed Case`col", "text", "Nullable(String)"},
     };
 
