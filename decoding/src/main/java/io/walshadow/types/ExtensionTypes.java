@@ -15,6 +15,7 @@ import java.util.Set;
 public final class ExtensionTypes {
     private static final Map<String, Set<String>> TYPES = Map.of(
             "citext", Set.of("citext"),
+            "isn", Set.of("ean13", "isbn13", "ismn13", "issn13", "isbn", "ismn", "issn", "upc"),
             "hstore", Set.of("hstore"),
             "ltree", Set.of("ltree", "lquery"),
             "cube", Set.of("cube"),
@@ -55,6 +56,9 @@ public final class ExtensionTypes {
     static TypeCodec codec(String extension, String typname, Charset cs, TypeCodec text) {
         return switch (extension + "." + typname) {
             case "citext.citext" -> text;
+            // isn: the digits without hyphens (IsnCodec); ean13_out's types print 13, isn_out's the short form
+            case "isn.ean13", "isn.isbn13", "isn.ismn13", "isn.issn13" -> IsnCodec.LONG;
+            case "isn.isbn", "isn.ismn", "isn.issn", "isn.upc" -> IsnCodec.SHORT;
             case "hstore.hstore" -> HstoreCodec.codec(cs);
             case "ltree.ltree" -> LtreeCodec.ltree(cs);
             case "ltree.lquery" -> LtreeCodec.lquery(cs);

@@ -39,8 +39,9 @@ public final class TextValues {
      * What to select for a column of type {@code typeOid} ({@code column}: its quoted name) so that its text is what
      * the heap decoder prints for the same datum: the column itself, except where a type decoded to something other
      * than its output function's text is in it. A reg* value is read as its oid; an aclitem has each role name
-     * replaced by the role's oid; an array or composite holding them is rebuilt around its rewritten elements or
-     * attributes and read as text (array_out and record_out quote an element by its text, whatever its type).
+     * replaced by the role's oid; an isn value (contrib isn) has its hyphens taken out; an array or composite holding
+     * them is rebuilt around its rewritten elements or attributes and read as text (array_out and record_out quote an
+     * element by its text, whatever its type).
      */
     public String selectExpression(int typeOid, String column) {
         String e = rewrite(typeOid, column, 0);
@@ -62,6 +63,9 @@ public final class TextValues {
         PgType t = types.type(oid);
         if (t == null) {
             return null;
+        }
+        if (t.typtype() == 'b' && "isn".equals(t.extension()) && ExtensionTypes.known(t.extension(), t.name())) {
+            return IsnCodec.withoutHyphens(value); // the decoder prints the digits (IsnCodec)
         }
         if (t.typtype() == 'c') {
             List<io.walshadow.catalog.Column> attrs = types.compositeAttributes(t.relOid());

@@ -278,6 +278,16 @@ class MalformedDatumTest {
         assertTrue(e.getMessage().contains("s.unknownrange") && e.getMessage().contains("pg_range"), e.getMessage());
     }
 
+    /** contrib isn: an EAN of more than 13 digits or a datum not 8 bytes long is refused, as ean2string does. */
+    @Test
+    void isnOutOfRange() {
+        assertEquals("0306406152!", IsnCodec.text(9_780_306_406_157L << 1 | 1, true)); // ISBN 0-306-40615-2
+        assertEquals("9999999999994", IsnCodec.text(9_999_999_999_994L << 1, true));
+        assertThrows(MalformedDatumException.class, () -> IsnCodec.text(10_000_000_000_000L << 1, false));
+        assertThrows(MalformedDatumException.class, () -> IsnCodec.text(-1L, true));
+        assertThrows(MalformedDatumException.class, () -> IsnCodec.text(new byte[4], 0, 4, false));
+    }
+
     @Test
     void toTextArguments() {
         assertNull(dec.toText(Oids.INT4, -1, null));

@@ -58,10 +58,17 @@ class ValueDecoderParityIT {
      */
     private static List<Object[]> check(String type, List<String> literals, String oracleType,
                                         UnaryOperator<String> toOracle) throws SQLException {
+        return check(type, literals, oracleType, toOracle, List.of());
+    }
+
+    /** As {@link #check(String, List, String, UnaryOperator)}, with {@code setup} run first in the session. */
+    private static List<Object[]> check(String type, List<String> literals, String oracleType,
+                                        UnaryOperator<String> toOracle, List<String> setup) throws SQLException {
         boolean isArray = type.endsWith("]") || type.startsWith(PgOracle.PREFIX + "da");
         List<Object[]> plain = new ArrayList<>();
         List<String> mismatches = new ArrayList<>();
         try (PgOracle pg = new PgOracle()) {
+            pg.exec(setup.toArray(String[]::new));
             String t = fill(pg, type, literals, isArray, lit -> "(" + lit + ")::" + type);
             Map<String, String[]> oracle = new HashMap<>();
             if (oracleType != null) {
@@ -485,6 +492,77 @@ class ValueDecoderParityIT {
                 "1 ..", ".. 2", "5 .. 5", "5(+-)0.3", "1.2345678", "100", "-100.0", "0.5 .. 0.5",
                 "3.4e38", "1.17549435e-38", "9.99999e4", "99999.9", "0.00009999", "-12.00 .. -11.90"),
                 (v, t) -> assertEquals(t, v));
+    }
+
+    /**
+     * contrib isn: decoded to the number without hyphens, so the oracle is PostgreSQL's text with them taken out.
+     * Values with a wrong check digit are accepted in weak mode (PostgreSQL 15 has the {@code isn_weak(true)}
+     * function; the {@code isn.weak} setting came later) or with a {@code !} suffix, and print a {@code !}: the short
+     * ISSN and UPC forms drop it. Many values per prefix ({@code ?}: isn computes the check digit) so that ISBN-10 and
+     * ISSN check digits cover 0 to X.
+     */
+    @Test
+    void isn() throws SQLException {
+        extension("isn");
+        UnaryOperator<String> digits = v -> "regexp_replace((" + v + ")::text, '-', '', 'g')";
+        List<String> weak = List.of("SELECT isn_weak(true)");
+        Map<String, List<String>> cases = new java.util.LinkedHashMap<>();
+        cases.put("ean13", concat(quoted("0000000000000", "978-0-393-04002-9", "9791090636071", "9790060115615",
+                "9770317847001", "0012345678905", "0923456789056", "1400000000007", "4006381333931", "999999999999?",
+                // weak: wrong check digits, flagged
+                "4006381333932", "9780306406158", "9780306406157!", "0012345678904", "1400000000001"),
+                sweep("978", "400", "140", "000")));
+        cases.put("isbn13", concat(quoted("978-0-393-04002-9", "0-8044-2957-X", "9791090636071", "0-8044-2957-3",
+                "979-10-90636-07-2"), sweep("978", "9791")));
+        cases.put("isbn", concat(quoted("0-8044-2957-X", "0000000000", "978-0-393-04002-9", "9791090636071",
+                "0-8044-2957-3", "0-8044-2957-X!", "0-393-04002-0", "9791090636072"), sweep("978", "9791")));
+        cases.put("ismn13", concat(quoted("979-0-060-11561-5", "M-060-11561-5", "M-060-11561-4", "9790000000001"),
+                sweep("9790")));
+        cases.put("ismn", concat(quoted("M-060-11561-5", "979-0-060-11561-5", "M-000-00000-1", "M-060-11561-4",
+                "M-060-11561-5!"), sweep("9790")));
+        cases.put("issn13", concat(quoted("0317-8471", "977-0317-847-00-1", "1050-124X", "0317-8472",
+                "9770317847052"), sweep("977")));
+        cases.put("issn", concat(quoted("0317-8471", "1050-124X", "0000-0000", "0317-8472", "9770317847052",
+                "9770317847999"), sweep("977")));
+        cases.put("upc", concat(quoted("012345678905", "000000000000", "923456789056", "012345678904",
+                "0012345678905"), sweep("0")));
+        Map<String, List<String>> printed = new HashMap<>();
+        for (Map.Entry<String, List<String>> c : cases.entrySet()) {
+            List<Object[]> plain = check(c.getKey(), c.getValue(), "text", digits, weak);
+            assertEquals(c.getValue().size(), plain.size(), c.getKey() + ": plain values checked");
+            List<String> texts = new ArrayList<>();
+            for (Object[] p : plain) {
+                assertEquals(p[1], p[0], "decoded to the digits as a String");
+                texts.add((String) p[1]);
+            }
+            printed.put(c.getKey(), texts);
+        }
+        // the cases the oracle must have printed, so that the comparison covered them
+        assertTrue(printed.get("ean13").contains("0000000000000"), "leading zeros");
+        assertTrue(printed.get("ean13").contains("4006381333931!"), "weak: flagged, the check digit corrected");
+        assertTrue(printed.get("isbn").contains("080442957X"), "ISBN-10 with X");
+        assertTrue(printed.get("isbn").contains("080442957X!"), "ISBN-10 with X, flagged");
+        assertTrue(printed.get("isbn").contains("9791090636071"), "979: no short form");
+        assertTrue(printed.get("isbn").stream().filter(t -> t.endsWith("X")).count() > 3, "sweep: X check digits");
+        assertTrue(printed.get("ismn").contains("M060115615!"), "ISMN short form, flagged");
+        assertTrue(printed.get("issn").contains("1050124X") && printed.get("issn").contains("03178471"),
+                "ISSN short form; flagged, it prints no !");
+        assertTrue(printed.get("issn13").contains("9770317847001!"), "flagged ISSN-13");
+        assertTrue(printed.get("upc").contains("012345678905"), "UPC: 12 digits, the flagged one without !");
+    }
+
+    /** 40 EANs for each prefix, bodies spread over the range, the check digit computed by isn ({@code ?}). */
+    private static List<String> sweep(String... prefixes) {
+        List<String> out = new ArrayList<>();
+        for (String prefix : prefixes) {
+            int n = 12 - prefix.length();
+            long mod = (long) Math.pow(10, n);
+            for (int i = 0; i < 40; i++) {
+                long body = Math.floorMod(i * 104_729L * 1_000_003L + i, mod);
+                out.add("'" + prefix + String.format("%0" + n + "d", body) + "?'");
+            }
+        }
+        return out;
     }
 
     @Test

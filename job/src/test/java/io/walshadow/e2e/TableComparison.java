@@ -228,8 +228,15 @@ public final class TableComparison {
                 return new Col(name, p + "::text", "toString(" + c + ")", false);
             case "uuid":
                 return new Col(name, p + "::text", "toString(" + c + ")", false);
+            case "ean13": case "isbn13": case "ismn13": case "issn13": case "isbn": case "ismn": case "issn":
+            case "upc": // contrib isn: the digits, PostgreSQL's text without its hyphens
+                return new Col(name, "regexp_replace(" + p + "::text, '-', '', 'g')", c, false);
             default:
                 break;
+        }
+        if (elem.matches("ean13|isbn13|ismn13|issn13|isbn|ismn|issn|upc")) {
+            return new Col(name, "coalesce(regexp_replace(array_to_string(" + p + ", '|', 'NULL'), '-', '', 'g'), '')",
+                    "arrayStringConcat(arrayMap(ws_elem -> ifNull(toString(ws_elem), 'NULL'), " + c + "), '|')", false);
         }
         if (elem.startsWith("reg")) {
             return new Col(name, "coalesce(array_to_string(" + p + "::oid[], '|', 'NULL'), '')",
