@@ -15,6 +15,7 @@ import java.util.Set;
 public final class ExtensionTypes {
     private static final Map<String, Set<String>> TYPES = Map.of(
             "citext", Set.of("citext"),
+            "postgis", Set.of("geometry", "geography"),
             "hstore", Set.of("hstore"),
             "ltree", Set.of("ltree", "lquery"),
             "cube", Set.of("cube"),
@@ -51,10 +52,20 @@ public final class ExtensionTypes {
         return null;
     }
 
+    /**
+     * The array delimiter (typdelim) of a type of {@code extension}: PostGIS's geometry and geography print their
+     * arrays with ':' ({@code CREATE TYPE geometry (... delimiter = ':')}, postgis/postgis.sql.in, geography.sql.in).
+     */
+    static char typdelim(String extension) {
+        return "postgis".equals(extension) ? ':' : ',';
+    }
+
     /** The codec of a {@link #known} type; {@code text} is the server's text codec (citext is text on disk). */
     static TypeCodec codec(String extension, String typname, Charset cs, TypeCodec text) {
         return switch (extension + "." + typname) {
             case "citext.citext" -> text;
+            case "postgis.geometry" -> PostgisCodec.codec("geometry");
+            case "postgis.geography" -> PostgisCodec.codec("geography");
             case "hstore.hstore" -> HstoreCodec.codec(cs);
             case "ltree.ltree" -> LtreeCodec.ltree(cs);
             case "ltree.lquery" -> LtreeCodec.lquery(cs);

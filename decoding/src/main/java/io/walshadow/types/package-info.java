@@ -40,6 +40,8 @@
  * <tr><td>contrib citext, hstore, ltree, lquery, cube, seg ({@link io.walshadow.types.ExtensionTypes}: known by
  *     extension and type name)</td><td>String</td><td>their output functions' text; hstore's read back by {@link
  *     io.walshadow.types.PgHstore#parseOutput}</td></tr>
+ * <tr><td>PostGIS geometry, geography (extension postgis)</td><td>String</td><td>their output functions' text: the
+ *     EWKB in upper-case hex, {@code upper(encode(ST_AsEWKB(v), 'hex'))} ({@code PostgisCodec})</td></tr>
  * <tr><td>arrays</td><td>{@link io.walshadow.types.PgArray}</td><td>dims, lower bounds, flat elements</td></tr>
  * <tr><td>ranges, multiranges (built-in or of one's own)</td><td>String</td><td>range_out / multirange_out
  *     text</td></tr>
