@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Local PostgreSQL 15 + ClickHouse stack for walshadow development and tests.
 #
-#   stack.sh install   install missing Debian packages (postgresql-15, clickhouse, curl)
+#   stack.sh install   install missing Debian packages (postgresql-15, postgis, clickhouse, curl)
 #   stack.sh start     install if needed, init, start both servers, wait until both answer
 #   stack.sh stop      stop both servers and wait for them to exit
 #   stack.sh status    show what runs (exit 0 = both up, 3 = not both up)
@@ -94,6 +94,8 @@ missing_packages() {
   command -v curl >/dev/null 2>&1 || pkgs+=(curl)
   command -v setpriv >/dev/null 2>&1 || pkgs+=(util-linux)
   command -v openssl >/dev/null 2>&1 || pkgs+=(openssl)
+  # PostGIS for the geometry / geography type tests (its control file marks the extension installed).
+  [[ -f /usr/share/postgresql/15/extension/postgis.control ]] || pkgs+=(postgresql-15-postgis-3)
   if [[ ${#pkgs[@]} -gt 0 ]]; then printf '%s\n' "${pkgs[@]}"; fi
 }
 

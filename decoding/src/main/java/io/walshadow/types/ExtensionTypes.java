@@ -16,6 +16,7 @@ public final class ExtensionTypes {
     private static final Map<String, Set<String>> TYPES = Map.of(
             "citext", Set.of("citext"),
             "isn", Set.of("ean13", "isbn13", "ismn13", "issn13", "isbn", "ismn", "issn", "upc"),
+            "postgis", Set.of("geometry", "geography"),
             "hstore", Set.of("hstore"),
             "ltree", Set.of("ltree", "lquery"),
             "cube", Set.of("cube"),
@@ -52,6 +53,14 @@ public final class ExtensionTypes {
         return null;
     }
 
+    /**
+     * The array delimiter (typdelim) of a type of {@code extension}: PostGIS's geometry and geography print their
+     * arrays with ':' ({@code CREATE TYPE geometry (... delimiter = ':')}, postgis/postgis.sql.in, geography.sql.in).
+     */
+    static char typdelim(String extension) {
+        return "postgis".equals(extension) ? ':' : ',';
+    }
+
     /** The codec of a {@link #known} type; {@code text} is the server's text codec (citext is text on disk). */
     static TypeCodec codec(String extension, String typname, Charset cs, TypeCodec text) {
         return switch (extension + "." + typname) {
@@ -59,6 +68,8 @@ public final class ExtensionTypes {
             // isn: the digits without hyphens (IsnCodec); ean13_out's types print 13, isn_out's the short form
             case "isn.ean13", "isn.isbn13", "isn.ismn13", "isn.issn13" -> IsnCodec.LONG;
             case "isn.isbn", "isn.ismn", "isn.issn", "isn.upc" -> IsnCodec.SHORT;
+            case "postgis.geometry" -> PostgisCodec.codec("geometry");
+            case "postgis.geography" -> PostgisCodec.codec("geography");
             case "hstore.hstore" -> HstoreCodec.codec(cs);
             case "ltree.ltree" -> LtreeCodec.ltree(cs);
             case "ltree.lquery" -> LtreeCodec.lquery(cs);

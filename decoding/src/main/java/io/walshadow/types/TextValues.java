@@ -132,7 +132,8 @@ public final class TextValues {
             if (t != null && t.typcategory() == 'A' && t.elemOid() != 0 && t.typlen() == -1
                     && oid != Oids.INT2VECTOR && oid != Oids.OIDVECTOR) { // vectors print as text, not {..}
                 int elem = baseOid(t.elemOid());
-                p = text -> array(elem, text);
+                char delim = delimiter(elem);
+                p = text -> array(elem, delim, text);
             } else {
                 return text -> text;
             }
@@ -148,6 +149,15 @@ public final class TextValues {
                         + Integer.toUnsignedString(typeOid) + " does not parse: " + e.getMessage());
             }
         };
+    }
+
+    /** typdelim of the element type: box is the only built-in type with another than ','; PostGIS's use ':'. */
+    private char delimiter(int elemOid) {
+        if (elemOid == Oids.BOX) {
+            return ';';
+        }
+        PgType t = types.type(elemOid);
+        return t == null ? ',' : ExtensionTypes.typdelim(t.extension());
     }
 
     private int baseOid(int oid) {
@@ -323,7 +333,7 @@ public final class TextValues {
      * A one-dimensional array literal ({@code {a,"b c",NULL}}, optionally with bounds {@code [2:3]=}); elements
      * are parsed as {@code elemOid}. A multi-dimensional array keeps its shape (the sink refuses it, as for WAL rows).
      */
-    private Object array(int elemOid, String s) {
+    private Object array(int elemOid, char delim, String s) {
         int i = 0;
         int lower = 1;
         if (s.startsWith("[")) {
@@ -341,7 +351,6 @@ public final class TextValues {
         if (s.charAt(i + 1) == '{') {
             throw new IllegalArgumentException("multi-dimensional arrays are not supported in Array columns");
         }
-        char delim = elemOid == 603 ? ';' : ','; // box is the only built-in type with another delimiter
         List<Object> out = new ArrayList<>();
         int p = i + 1;
         int end = s.length() - 1;

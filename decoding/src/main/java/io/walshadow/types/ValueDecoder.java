@@ -157,7 +157,7 @@ public final class ValueDecoder {
                 }
                 if (ExtensionTypes.known(t.extension(), t.name())) {
                     return new ResolvedType(oid, name, t.typlen(), t.typalign(), ExtensionTypes.codec(t.extension(),
-                            t.name(), serverEncoding, builtins.get(Oids.TEXT).codec));
+                            t.name(), serverEncoding, builtins.get(Oids.TEXT).codec), ExtensionTypes.typdelim(t.extension()));
                 }
                 throw new UnsupportedTypeException(oid, name, "no decoder for this base type");
             case 'r':

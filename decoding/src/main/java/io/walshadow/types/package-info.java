@@ -43,6 +43,8 @@
  * <tr><td>contrib isn: ean13, isbn13, ismn13, issn13, isbn, ismn, issn, upc</td><td>String</td><td>the digits
  *     without hyphens ({@link io.walshadow.types.IsnCodec}; short form for isbn, ismn, issn, upc), {@code !} kept
  *     where the output prints it: not the output function's text</td></tr>
+ * <tr><td>PostGIS geometry, geography (extension postgis)</td><td>String</td><td>their output functions' text: the
+ *     EWKB in upper-case hex, {@code upper(encode(ST_AsEWKB(v), 'hex'))} ({@code PostgisCodec})</td></tr>
  * <tr><td>arrays</td><td>{@link io.walshadow.types.PgArray}</td><td>dims, lower bounds, flat elements</td></tr>
  * <tr><td>ranges, multiranges (built-in or of one's own)</td><td>String</td><td>range_out / multirange_out
  *     text</td></tr>

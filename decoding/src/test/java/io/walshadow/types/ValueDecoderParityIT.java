@@ -565,6 +565,96 @@ class ValueDecoderParityIT {
         return out;
     }
 
+    /** Every geometry type, each empty, with Z / M / ZM, SRIDs 0, 4326 and the largest, nested collections. */
+    private static final List<String> GEOMETRIES = quoted("POINT(1 2)", "SRID=4326;POINT(-71.0603 42.3583)",
+            "SRID=0;POINT(1 1)", "POINT Z (1 2 3)", "POINT M (1 2 4)", "POINT ZM (1 2 3 4)", "POINT EMPTY",
+            "SRID=3857;POINT Z EMPTY", "POINT M EMPTY", "POINT ZM EMPTY", "POINT(NaN NaN)", "POINT(-0 1e-300)",
+            "POINT(1.7976931348623157e308 -4.9e-324)", "SRID=999999;POINT(0 0)", "SRID=-1;POINT(5 6)",
+            "LINESTRING(0 0,1 1,2 -1.5)", "LINESTRING EMPTY", "SRID=4326;LINESTRING ZM (0 0 0 0,1 1 1 1)",
+            "LINESTRING M (0 0 7,0.1 0.2 8)",
+            "POLYGON((0 0,1 0,1 1,0 0))", "POLYGON((0 0,4 0,4 4,0 4,0 0),(1 1,2 1,2 2,1 1))",
+            "POLYGON((0 0,9 0,9 9,0 9,0 0),(1 1,2 1,2 2,1 1),(5 5,6 5,6 6,5 5))", "POLYGON EMPTY",
+            "POLYGON Z ((0 0 1,1 0 1,1 1 1,0 0 1))", "SRID=4326;POLYGON M ((0 0 1,1 0 2,1 1 3,0 0 1))",
+            "POLYGON ZM ((0 0 1 2,1 0 1 2,1 1 1 2,0 0 1 2),(0.1 0.1 1 2,0.2 0.1 1 2,0.2 0.2 1 2,0.1 0.1 1 2))",
+            "MULTIPOINT((1 2),(3 4))", "MULTIPOINT EMPTY", "MULTIPOINT(EMPTY, (1 2))", "MULTIPOINT Z ((1 2 3),EMPTY)",
+            "MULTILINESTRING((0 0,1 1),(2 2,3 3,4 4))", "MULTILINESTRING EMPTY", "MULTILINESTRING((0 0,1 1),EMPTY)",
+            "MULTILINESTRING ZM ((0 0 1 2,1 1 3 4))",
+            "MULTIPOLYGON(((0 0,1 0,1 1,0 0)),((2 2,3 2,3 3,2 2),(2.1 2.1,2.2 2.1,2.2 2.2,2.1 2.1)))",
+            "MULTIPOLYGON EMPTY", "MULTIPOLYGON(EMPTY, ((0 0,1 0,1 1,0 0)))", "SRID=4326;MULTIPOLYGON Z (((0 0 1,1 0 1,1 1 1,0 0 1)))",
+            "GEOMETRYCOLLECTION(POINT(1 2),LINESTRING(0 0,1 1),POLYGON((0 0,1 0,1 1,0 0)))", "GEOMETRYCOLLECTION EMPTY",
+            "GEOMETRYCOLLECTION(POINT EMPTY)", "GEOMETRYCOLLECTION(GEOMETRYCOLLECTION EMPTY)",
+            "SRID=4326;GEOMETRYCOLLECTION(GEOMETRYCOLLECTION(GEOMETRYCOLLECTION(POINT(1 1)),MULTIPOINT EMPTY),"
+                    + "TRIANGLE((0 0,1 0,0 1,0 0)),CIRCULARSTRING(0 0,1 1,2 0),POLYGON EMPTY,POINT(3 4))",
+            "GEOMETRYCOLLECTION ZM (POINT ZM (1 2 3 4),CIRCULARSTRING ZM (0 0 0 0,1 1 1 1,2 0 2 2),"
+                    + "MULTIPOLYGON ZM (((0 0 0 0,1 0 0 0,1 1 0 0,0 0 0 0))))",
+            "GEOMETRYCOLLECTION(TIN EMPTY,POLYHEDRALSURFACE EMPTY,TRIANGLE EMPTY,CURVEPOLYGON EMPTY)",
+            "CIRCULARSTRING(0 0,1 1,2 0)", "CIRCULARSTRING EMPTY", "CIRCULARSTRING Z (0 0 1,1 1 2,2 0 3)",
+            "COMPOUNDCURVE(CIRCULARSTRING(0 0,1 1,2 0),(2 0,3 0))", "COMPOUNDCURVE EMPTY",
+            "COMPOUNDCURVE M ((0 0 1,1 0 2),CIRCULARSTRING M (1 0 2,2 1 3,3 0 4))",
+            "CURVEPOLYGON(CIRCULARSTRING(0 0,4 0,4 4,0 4,0 0),(1 1,3 3,3 1,1 1))",
+            "CURVEPOLYGON(COMPOUNDCURVE(CIRCULARSTRING(0 0,2 0,2 1,2 3,4 3),(4 3,4 5,1 4,0 0)))", "CURVEPOLYGON EMPTY",
+            "MULTICURVE((0 0,5 5),CIRCULARSTRING(4 0,4 4,8 4),COMPOUNDCURVE(CIRCULARSTRING(0 0,1 1,2 0),(2 0,3 0)))",
+            "MULTICURVE EMPTY", "MULTICURVE Z (CIRCULARSTRING Z (0 0 0,1 1 1,2 0 2))",
+            "MULTISURFACE(CURVEPOLYGON(CIRCULARSTRING(0 0,4 0,4 4,0 4,0 0)),((10 10,14 12,11 10,10 10)))",
+            "MULTISURFACE EMPTY",
+            "POLYHEDRALSURFACE Z (((0 0 0,0 0 1,0 1 1,0 1 0,0 0 0)),((0 0 0,0 1 0,1 1 0,1 0 0,0 0 0)))",
+            "POLYHEDRALSURFACE EMPTY", "SRID=4326;POLYHEDRALSURFACE(((0 0,0 1,1 1,0 0)))",
+            "TRIANGLE((0 0,0 9,9 0,0 0))", "TRIANGLE EMPTY", "TRIANGLE ZM ((0 0 1 2,0 9 1 2,9 0 1 2,0 0 1 2))",
+            "TIN Z (((0 0 0,0 0 1,0 1 0,0 0 0)),((0 0 0,0 1 0,1 1 0,0 0 0)))", "TIN EMPTY",
+            "SRID=4326;TIN M (((0 0 5,0 1 6,1 1 7,0 0 5)))");
+
+    /** Big ones: compressed inline, or stored external (TOAST). */
+    private static final List<String> BIG_GEOMETRIES = List.of(
+            "ST_Buffer('SRID=4326;POINT(0.123 -45.678)'::geometry, 10, 5000)",
+            "ST_Segmentize('LINESTRING(0 0,20000 0)'::geometry, 1)",
+            "ST_Force3D(ST_Segmentize('POLYGON((0 0,3000 0,3000 3000,0 0))'::geometry, 1))",
+            "ST_Collect(array(SELECT ST_MakePoint(i, -i, i * 0.5, i) FROM generate_series(1, 3000) i))");
+
+    @Test
+    void postgisGeometry() throws SQLException {
+        extension("postgis");
+        List<String> all = concat(GEOMETRIES, BIG_GEOMETRIES);
+        List<Object[]> plain = check("geometry", all);
+        assertDecodedAreEwkb(plain, all, v -> "(" + v + ")::geometry");
+    }
+
+    @Test
+    void postgisGeography() throws SQLException {
+        extension("postgis");
+        List<String> all = concat(quoted("POINT(1 2)", "SRID=4326;LINESTRING(0 0,10 10)",
+                "POLYGON((0 0,10 0,10 10,0 10,0 0))", "MULTIPOINT Z ((1 2 3),(4 5 6))",
+                "GEOMETRYCOLLECTION(POINT(1 2),LINESTRING(0 0,1 1))", "POINT EMPTY", "POLYGON EMPTY",
+                "POINT ZM (1 2 3 4)", "SRID=4269;LINESTRING M (-71 42 1,-70 43 2)",
+                "MULTIPOLYGON(((0 0,1 0,1 1,0 0)),((-179 -89,179 -89,179 89,-179 -89)))"),
+                List.of("ST_Segmentize('LINESTRING(0 0,10 0)'::geography, 50)"));
+        List<Object[]> plain = check("geography", all);
+        assertDecodedAreEwkb(plain, all, v -> "(" + v + ")::geography::geometry");
+    }
+
+    /**
+     * The decoded plain values (each equal to its row's {@code v::text}, {@link #check}) are, as a whole, the
+     * values' EWKB as {@code ST_AsEWKB} writes it: {@code upper(encode(ST_AsEWKB(v), 'hex'))}, geometry_out's hex
+     * digits being upper case. (Not through the mirror table of {@link #check}: arrays of text print with ',', those
+     * of geometry with ':'.)
+     */
+    private static void assertDecodedAreEwkb(List<Object[]> plain, List<String> literals, UnaryOperator<String> asGeometry)
+            throws SQLException {
+        List<String> ewkb = new ArrayList<>();
+        try (PgOracle pg = new PgOracle()) {
+            for (String lit : literals) {
+                ewkb.add(pg.query("SELECT upper(encode(ST_AsEWKB(" + asGeometry.apply(lit) + "), 'hex'))"));
+            }
+        }
+        List<String> decoded = new ArrayList<>();
+        for (Object[] p : plain) {
+            decoded.add(assertInstanceOf(String.class, p[0]));
+        }
+        assertEquals(literals.size(), decoded.size(), "plain values decoded");
+        decoded.sort(null);
+        ewkb.sort(null);
+        assertEquals(ewkb, decoded);
+    }
+
     @Test
     void tsquery() throws SQLException {
         check("tsquery", List.of("''", "'a'", "'a & b'", "'a | b'", "'!a'", "'!!a'", "'a <-> b'", "'a <3> b'",

@@ -217,6 +217,78 @@ class TypesEndToEndIT {
                 + " % 10)::text)::" + type;
     }
 
+    /**
+     * PostGIS geometry and geography (extension postgis, in public): every geometry type, empties, Z / M / ZM, SRIDs,
+     * a typmod'ed column, a domain, an array, a polygon big enough for TOAST; one row through the initial snapshot,
+     * the rest from the WAL. The column holds the hex EWKB: equal to {@code encode(ST_AsEWKB(v), 'hex')} (ClickHouse's
+     * side lower-cased; its case is geometry_out's, which {@link E2e#assertAllTablesEqual} compares).
+     */
+    @Test
+    void postgisGeometryAndGeographyArriveAsTheirEwkb() throws Exception {
+        try (E2e e = new E2e("e2e_gis")) {
+            String s = e.schema;
+            try {
+                LocalPg.exec(e.pg, "CREATE EXTENSION IF NOT EXISTS postgis");
+            } catch (java.sql.SQLException x) {
+                LocalPg.exec(e.pg, "CREATE EXTENSION IF NOT EXISTS postgis"); // installed concurrently
+            }
+            String[] wkt = {"POINT(1 2)", "SRID=4326;POINT ZM (1 2 3 4)", "POINT EMPTY", "LINESTRING M (0 0 1,1 1 2)",
+                "SRID=3857;POLYGON((0 0,4 0,4 4,0 0),(1 1,2 1,2 2,1 1))", "MULTIPOINT Z ((1 2 3),EMPTY)",
+                "MULTILINESTRING((0 0,1 1),(2 2,3 3))", "MULTIPOLYGON(((0 0,1 0,1 1,0 0)),EMPTY)",
+                "GEOMETRYCOLLECTION(POINT(1 2),GEOMETRYCOLLECTION(LINESTRING(0 0,1 1)),TRIANGLE EMPTY)",
+                "CIRCULARSTRING(0 0,1 1,2 0)", "COMPOUNDCURVE(CIRCULARSTRING(0 0,1 1,2 0),(2 0,3 0))",
+                "CURVEPOLYGON(CIRCULARSTRING(0 0,4 0,4 4,0 4,0 0),(1 1,3 3,3 1,1 1))",
+                "MULTICURVE((0 0,5 5),CIRCULARSTRING(4 0,4 4,8 4))",
+                "MULTISURFACE(CURVEPOLYGON(CIRCULARSTRING(0 0,4 0,4 4,0 4,0 0)),((10 10,14 12,11 10,10 10)))",
+                "POLYHEDRALSURFACE Z (((0 0 0,0 0 1,0 1 1,0 0 0)))", "TRIANGLE((0 0,0 9,9 0,0 0))",
+                "TIN(((0 0,0 1,1 1,0 0)))", "GEOMETRYCOLLECTION EMPTY", "POLYGON EMPTY"};
+            String pick = "(ARRAY['" + String.join("','", wkt) + "'])[1 + g % " + wkt.length + "]::geometry";
+            LocalPg.exec(e.pg, "CREATE DOMAIN " + s + ".shape AS geometry",
+                    "CREATE TABLE " + s + ".x (id int PRIMARY KEY, g geometry, p geometry(PointZ, 4326), gg geography,"
+                            + " g_arr geometry[], ds " + s + ".shape, g_nn geometry NOT NULL DEFAULT 'POINT(0 0)')",
+                    "INSERT INTO " + s + ".x VALUES (0, 'SRID=4326;MULTIPOINT((1 2),(3 4))', 'SRID=4326;POINT Z (1 2 3)',"
+                            + " 'POINT(-71.06 42.36)', ARRAY['POINT(1 1)'::geometry, NULL, 'LINESTRING EMPTY'],"
+                            + " 'TIN EMPTY', 'TRIANGLE((0 0,0 1,1 0,0 0))')");
+            e.start();
+            LocalPg.exec(e.pg,
+                    "INSERT INTO " + s + ".x SELECT g, " + pick + ", ST_SetSRID(ST_MakePoint(g, -g, g / 3.0), 4326),"
+                            + " ST_Segmentize(ST_MakeLine(ST_MakePoint(0, g % 80), ST_MakePoint(g, 0))::geography, 100000),"
+                            + " ARRAY[" + pick + ", NULL, ST_MakePoint(g, g)], " + pick + ", " + pick
+                            + " FROM generate_series(1, 40) g",
+                    // a big polygon and a long geography: TOASTed
+                    "INSERT INTO " + s + ".x (id, g, gg) VALUES (500, ST_Buffer('SRID=4326;POINT(1 2)'::geometry, 3,"
+                            + " 4000), ST_Segmentize('LINESTRING(0 0,10 0)'::geography, 50))",
+                    "INSERT INTO " + s + ".x (id) VALUES (1000)",
+                    "UPDATE " + s + ".x SET g = ST_Translate(g, 1, 1), gg = 'SRID=4326;POINT EMPTY' WHERE id % 4 = 0"
+                            + " AND GeometryType(g) IN ('POINT', 'LINESTRING', 'POLYGON')",
+                    "DELETE FROM " + s + ".x WHERE id % 9 = 0");
+            e.awaitCaughtUp(Duration.ofSeconds(120));
+            assertEquals(Map.of("x", 1 + 40 + 2 - 5), e.assertAllTablesEqual()); // 0, 9, 18, 27 and 36 deleted
+            // against the EWKB oracle, column by column
+            String table = "`" + e.chDatabase + "`.`" + s + "__x`";
+            for (String[] c : new String[][] {{"g", "g"}, {"p", "p"}, {"gg", "gg::geometry"}, {"ds", "ds"},
+                {"g_nn", "g_nn"}}) {
+                java.util.List<String> pg = LocalPg.queryColumn(e.pg, "SELECT id || ':' || coalesce(encode(ST_AsEWKB("
+                        + c[1] + "), 'hex'), 'NULL') FROM " + s + ".x ORDER BY id");
+                java.util.List<String> ch = new java.util.ArrayList<>();
+                for (String[] r : e.ch.queryTsv("SELECT toString(id) || ':' || ifNull(lower(" + c[0] + "), 'NULL') FROM "
+                        + table + " FINAL WHERE _is_deleted = 0 ORDER BY id")) {
+                    ch.add(r[0]);
+                }
+                assertEquals(pg, ch, c[0]);
+            }
+            java.util.List<String> pgArr = LocalPg.queryColumn(e.pg, "SELECT id || ':' || coalesce((SELECT string_agg("
+                    + "coalesce(encode(ST_AsEWKB(u.v), 'hex'), 'NULL'), '|' ORDER BY u.k) FROM unnest(g_arr) WITH"
+                    + " ORDINALITY u(v, k)), '') FROM " + s + ".x ORDER BY id");
+            java.util.List<String> chArr = new java.util.ArrayList<>();
+            for (String[] r : e.ch.queryTsv("SELECT toString(id) || ':' || arrayStringConcat(arrayMap(v -> ifNull(lower(v),"
+                    + " 'NULL'), g_arr), '|') FROM " + table + " FINAL WHERE _is_deleted = 0 ORDER BY id")) {
+                chArr.add(r[0]);
+            }
+            assertEquals(pgArr, chArr, "g_arr");
+        }
+    }
+
     @Test
     void multirangesAndRangesOfOnesOwnArriveAsTheirTextForm() throws Exception {
         try (E2e e = new E2e("e2e_mrange")) {

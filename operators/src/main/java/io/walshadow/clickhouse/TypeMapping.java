@@ -88,6 +88,8 @@ public final class TypeMapping {
                 if (HSTORE.equals(t.extension()) && HSTORE.equals(t.name()) && caps.mapType()) {
                     return HSTORE_MAP;
                 }
+                // PostGIS geometry and geography: the hex EWKB their output functions print (SRID, Z and M kept;
+                // 18.16 has no geo types, and the later Point / Ring / Polygon hold neither SRID nor Z / M)
                 // other base types (point, tsvector, pg_lsn, ...; cube, seg, ltree, lquery, citext, and hstore
                 // without Map): text form
                 return "String";
