@@ -150,6 +150,11 @@ final class ArrayCodec implements TypeCodec {
             out.append(s);
             return;
         }
+        appendDoubleQuoted(out, s);
+    }
+
+    /** {@code s} in double quotes, {@code "} and {@code \\} backslash-escaped (array_out's and hstore_out's quoting). */
+    static void appendDoubleQuoted(StringBuilder out, CharSequence s) {
         out.append('"');
         for (int i = 0; i < s.length(); i++) {
             char c = s.charAt(i);

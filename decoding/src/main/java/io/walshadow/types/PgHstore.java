@@ -86,27 +86,15 @@ public final class PgHstore {
             if (i > 0) {
                 out.append(", ");
             }
-            quote(out, keys.get(i));
+            ArrayCodec.appendDoubleQuoted(out, keys.get(i));
             out.append("=>");
             if (values.get(i) == null) {
                 out.append("NULL");
             } else {
-                quote(out, values.get(i));
+                ArrayCodec.appendDoubleQuoted(out, values.get(i));
             }
         }
         return out.toString();
-    }
-
-    private static void quote(StringBuilder out, String s) {
-        out.append('"');
-        for (int i = 0; i < s.length(); i++) {
-            char c = s.charAt(i);
-            if (c == '"' || c == '\\') {
-                out.append('\\');
-            }
-            out.append(c);
-        }
-        out.append('"');
     }
 
     @Override
