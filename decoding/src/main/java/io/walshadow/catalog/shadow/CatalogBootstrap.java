@@ -40,7 +40,7 @@ import java.util.function.Consumer;
  */
 public final class CatalogBootstrap {
     private static final String[] LOCKED = {"pg_class", "pg_attribute", "pg_namespace", "pg_index", "pg_type",
-        "pg_enum", "pg_range", "pg_extension"};
+        "pg_enum", "pg_range", "pg_extension", "pg_inherits"};
 
     /**
      * @param startLsn {@code S}: the shadow is the catalog as of every record from here on

@@ -198,6 +198,29 @@ public sealed interface CatalogRow {
         }
     }
 
+    /**
+     * One parent of a table (a partition's single parent, or one of a legacy INHERITS child's), looked up by the
+     * child. pg_inherits has no oid column; its unique index is (inhrelid, inhseqno), and a table inherits a given
+     * parent at most once, so (inhrelid, inhparent) names the row across its versions (a DETACH CONCURRENTLY's first
+     * transaction updates inhdetachpending in place).
+     */
+    record InheritsRow(int inhrelid, int inhparent, int inhseqno, boolean inhdetachpending) implements CatalogRow {
+        static InheritsRow of(Fields f) {
+            return new InheritsRow(f.oid("inhrelid"), f.oid("inhparent"), f.int4("inhseqno"),
+                    f.bool("inhdetachpending"));
+        }
+
+        @Override
+        public int lookupKey() {
+            return inhrelid;
+        }
+
+        @Override
+        public long identity() {
+            return (Integer.toUnsignedLong(inhrelid) << 32) | Integer.toUnsignedLong(inhparent);
+        }
+    }
+
     /** Typed access to a catalog tuple's columns by name: over a deformed tuple, or over a SQL result row. */
     interface Fields {
         int oid(String column);

@@ -23,7 +23,7 @@ import java.util.Set;
 
 /**
  * The system catalog exactly as of the WAL position the stream has reached, kept from the WAL itself: the tuples of
- * pg_class, pg_attribute, pg_namespace, pg_index, pg_type, pg_enum, pg_range and pg_extension by TID, changed as heap redo changes them, and
+ * pg_class, pg_attribute, pg_namespace, pg_index, pg_type, pg_enum, pg_range, pg_extension and pg_inherits by TID, changed as heap redo changes them, and
  * made visible or dead as the stream passes their transactions' commit and abort records. Nothing here reads the
  * live database; the bootstrap ({@link CatalogBootstrap}) gave one consistent read of it, once.
  *
@@ -139,6 +139,24 @@ public final class ShadowCatalog {
     public List<CatalogRow> rows(SystemCatalog c) {
         RelationMirror m = current.get(c);
         return m == null ? List.of() : m.visibleRows();
+    }
+
+    /**
+     * The parents of a relation visible at the stream's position, in inhseqno order: one for a partition (its row
+     * says whether a DETACH CONCURRENTLY left it pending), any number for a legacy INHERITS child, none for a table
+     * that inherits nothing or for a shadow without pg_inherits (restored from a state before it: see {@link #holds}).
+     */
+    public List<CatalogRow.InheritsRow> parents(int relOid) {
+        RelationMirror m = current.get(SystemCatalog.PG_INHERITS);
+        if (m == null) {
+            return List.of();
+        }
+        List<CatalogRow.InheritsRow> out = new ArrayList<>();
+        for (CatalogRow r : m.visible(relOid)) {
+            out.add((CatalogRow.InheritsRow) r);
+        }
+        out.sort(java.util.Comparator.comparingInt(CatalogRow.InheritsRow::inhseqno));
+        return out;
     }
 
     /** Whether the shadow follows this catalog (one restored from an older state may lack a later addition). */
@@ -775,7 +793,8 @@ public final class ShadowCatalog {
                         continue;
                     }
                     SystemCatalog c = e.mirror.catalog;
-                    typesChanged |= c != SystemCatalog.PG_CLASS && c != SystemCatalog.PG_INDEX;
+                    typesChanged |= c != SystemCatalog.PG_CLASS && c != SystemCatalog.PG_INDEX
+                            && c != SystemCatalog.PG_INHERITS;
                 }
             }
             Map<Integer, Integer> map = pendingRelmap.remove(x);
@@ -823,12 +842,15 @@ public final class ShadowCatalog {
             changedRelations.add(a.attrelid());
         } else if (row instanceof CatalogRow.IndexRow i) {
             changedRelations.add(i.indrelid());
+        } else if (row instanceof CatalogRow.InheritsRow i) {
+            changedRelations.add(i.inhrelid()); // both ends: an ATTACH or DETACH changes the partition and its root
+            changedRelations.add(i.inhparent());
         } else if (row instanceof CatalogRow.NamespaceRow) {
             namespacesChanged = true;
         }
     }
 
-    /** Relations whose pg_class, pg_attribute or pg_index rows the last commit changed. */
+    /** Relations whose pg_class, pg_attribute or pg_index rows, or whose pg_inherits links, the last commit changed. */
     public Set<Integer> changedRelations() {
         return changedRelations;
     }

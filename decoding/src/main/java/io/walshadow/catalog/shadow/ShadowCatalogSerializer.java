@@ -6,6 +6,7 @@ import io.walshadow.catalog.shadow.CatalogRow.ClassRow;
 import io.walshadow.catalog.shadow.CatalogRow.EnumRow;
 import io.walshadow.catalog.shadow.CatalogRow.ExtensionRow;
 import io.walshadow.catalog.shadow.CatalogRow.IndexRow;
+import io.walshadow.catalog.shadow.CatalogRow.InheritsRow;
 import io.walshadow.catalog.shadow.CatalogRow.NamespaceRow;
 import io.walshadow.catalog.shadow.CatalogRow.RangeRow;
 import io.walshadow.catalog.shadow.CatalogRow.TypeRow;
@@ -52,13 +53,13 @@ import java.util.zip.GZIPOutputStream;
  *
  * Tuples with bytes are read back through the layout (their row is not stored twice). Output is deterministic.
  *
- * <p>Version 1 is version 2 without pg_range and pg_extension (no layout, no storage:
- * {@link SystemCatalog#sinceStateVersion}); a shadow read from it keeps following the other catalogs, holds neither
- * and is written back so.
+ * <p>Version 2 is version 3 without pg_inherits, and version 1 is version 2 without pg_range and pg_extension (no
+ * layout, no storage: {@link SystemCatalog#sinceStateVersion}); a shadow read from an older version keeps following
+ * the other catalogs, holds none of the later ones and is written back so.
  */
 public final class ShadowCatalogSerializer {
     public static final int MAGIC = 0x57535348; // 'WSSH'
-    public static final int VERSION = 2;
+    public static final int VERSION = 3;
     public static final int OLDEST_READABLE_VERSION = 1;
     private static final int COMMITTED = 1;
     private static final int DOUBTFUL = 2;
@@ -369,6 +370,11 @@ public final class ShadowCatalogSerializer {
             out.writeInt(e.oid());
             str(out, e.extname());
             out.writeInt(e.extnamespace());
+        } else if (row instanceof InheritsRow i) {
+            out.writeInt(i.inhrelid());
+            out.writeInt(i.inhparent());
+            out.writeInt(i.inhseqno());
+            out.writeBoolean(i.inhdetachpending());
         }
     }
 
@@ -420,6 +426,7 @@ public final class ShadowCatalogSerializer {
             case PG_ENUM -> new EnumRow(in.readInt(), in.readInt(), str(in));
             case PG_RANGE -> new RangeRow(in.readInt(), in.readInt(), in.readInt());
             case PG_EXTENSION -> new ExtensionRow(in.readInt(), str(in), in.readInt());
+            case PG_INHERITS -> new InheritsRow(in.readInt(), in.readInt(), in.readInt(), in.readBoolean());
         };
     }
 

@@ -24,7 +24,12 @@ public enum SystemCatalog {
      * Which extension's namespace a type is in: contrib types are known by (extension, type name). Kept since state
      * version 2: a state written before has none (its extension types stay undecodable).
      */
-    PG_EXTENSION(3079, "pg_extension", CatalogRow.ExtensionRow::of, "oid, extname, extnamespace", 2);
+    PG_EXTENSION(3079, "pg_extension", CatalogRow.ExtensionRow::of, "oid, extname, extnamespace", 2),
+    /**
+     * Which tables are partitions (or legacy INHERITS children) of which. Kept since state version 3: a state written
+     * before has none (its partitions stay tables of their own until a new bootstrap).
+     */
+    PG_INHERITS(2611, "pg_inherits", CatalogRow.InheritsRow::of, "inhrelid, inhparent, inhseqno, inhdetachpending", 3);
 
     /** The namespace every system catalog lives in. */
     public static final int PG_CATALOG_NAMESPACE = 11;

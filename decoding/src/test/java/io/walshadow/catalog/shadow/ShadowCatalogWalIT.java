@@ -1,12 +1,14 @@
 package io.walshadow.catalog.shadow;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.walshadow.catalog.shadow.CatalogRow.AttributeRow;
 import io.walshadow.catalog.shadow.CatalogRow.ClassRow;
 import io.walshadow.catalog.shadow.CatalogRow.EnumRow;
 import io.walshadow.catalog.shadow.CatalogRow.ExtensionRow;
+import io.walshadow.catalog.shadow.CatalogRow.InheritsRow;
 import io.walshadow.catalog.shadow.CatalogRow.IndexRow;
 import io.walshadow.catalog.shadow.CatalogRow.NamespaceRow;
 import io.walshadow.catalog.shadow.CatalogRow.RangeRow;
@@ -65,7 +67,9 @@ class ShadowCatalogWalIT {
                     + " typtype, typcategory, typelem::int8, typbasetype::int8, typtypmod, typrelid::int8) FROM pg_type",
             "pg_enum", "SELECT concat_ws('|', oid::int8, enumtypid::int8, enumlabel) FROM pg_enum",
             "pg_range", "SELECT concat_ws('|', rngtypid::int8, rngsubtype::int8, rngmultitypid::int8) FROM pg_range",
-            "pg_extension", "SELECT concat_ws('|', oid::int8, extname, extnamespace::int8) FROM pg_extension");
+            "pg_extension", "SELECT concat_ws('|', oid::int8, extname, extnamespace::int8) FROM pg_extension",
+            "pg_inherits", "SELECT concat_ws('|', inhrelid::int8, inhparent::int8, inhseqno, inhdetachpending)"
+                    + " FROM pg_inherits");
 
     static String render(CatalogRow row) {
         if (row instanceof ClassRow c) {
@@ -93,6 +97,8 @@ class ShadowCatalogWalIT {
             return u(r.rngtypid()) + "|" + u(r.rngsubtype()) + "|" + u(r.rngmultitypid());
         } else if (row instanceof ExtensionRow x) {
             return u(x.oid()) + "|" + x.extname() + "|" + u(x.extnamespace());
+        } else if (row instanceof InheritsRow i) {
+            return u(i.inhrelid()) + "|" + u(i.inhparent()) + "|" + i.inhseqno() + "|" + b(i.inhdetachpending());
         } else {
             EnumRow e = (EnumRow) row;
             return u(e.oid()) + "|" + u(e.enumtypid()) + "|" + e.enumlabel();
@@ -168,7 +174,8 @@ class ShadowCatalogWalIT {
         String schema = "shadow_" + sfx;
         String slot = "shadow_" + sfx;
         try (Connection c = LocalPg.connect(); Connection slotConn = LocalPg.connect();
-             Connection boot = LocalPg.connect(); Connection oracle = LocalPg.connect()) {
+             Connection boot = LocalPg.connect(); Connection oracle = LocalPg.connect();
+             Connection other = LocalPg.connect()) {
             LocalPg.exec(c, "CREATE SCHEMA " + schema);
             LocalPg.exec(slotConn, "SELECT pg_create_physical_replication_slot('" + slot + "', true, true)");
             long restart = Lsn.parse(LocalPg.queryString(c, "SELECT restart_lsn::text FROM pg_replication_slots"
@@ -182,6 +189,7 @@ class ShadowCatalogWalIT {
             // step index: (range, its multirange, subtype) of the ranges of one's own existing after it
             Map<Integer, List<long[]>> ranges = new TreeMap<>();
             String t = schema + ".t1";
+            String pr = schema + ".pr";
             String[][] steps = {
                 {"create", "CREATE TABLE " + t + " (id int PRIMARY KEY, a text, b int, c numeric(10,2))"},
                 {"add column with default", "ALTER TABLE " + t + " ADD COLUMN d int DEFAULT 7"},
@@ -210,6 +218,19 @@ class ShadowCatalogWalIT {
                 {"drop primary key", "ALTER TABLE " + schema + ".t2 DROP CONSTRAINT t2_pkey"},
                 {"rename table", "ALTER TABLE " + t + " RENAME TO t1r"},
                 {"truncate", "TRUNCATE " + schema + ".t1r"},
+                {"partitioned table", "CREATE TABLE " + pr + " (k int PRIMARY KEY, v text) PARTITION BY RANGE (k)",
+                    "CREATE TABLE " + pr + "1 PARTITION OF " + pr + " FOR VALUES FROM (0) TO (100)",
+                    "CREATE TABLE " + pr + "2 PARTITION OF " + pr + " FOR VALUES FROM (100) TO (200)"},
+                {"attach a table with rows", "CREATE TABLE " + pr + "3 (k int PRIMARY KEY, gone int, v text)",
+                    "INSERT INTO " + pr + "3 SELECT g, g, 'x' FROM generate_series(200, 250) g",
+                    "ALTER TABLE " + pr + "3 DROP COLUMN gone",
+                    "ALTER TABLE " + pr + " ATTACH PARTITION " + pr + "3 FOR VALUES FROM (200) TO (300)"},
+                {"sub-partitioned", "CREATE TABLE " + pr + "m PARTITION OF " + pr
+                        + " FOR VALUES FROM (300) TO (400) PARTITION BY RANGE (k)",
+                    "CREATE TABLE " + pr + "m1 PARTITION OF " + pr + "m FOR VALUES FROM (300) TO (350)"},
+                {"detach", "ALTER TABLE " + pr + " DETACH PARTITION " + pr + "2"},
+                {"legacy inherits", "CREATE TABLE " + schema + ".lp (a int)", "CREATE TABLE " + schema + ".lq (b int)",
+                    "CREATE TABLE " + schema + ".lc (c int) INHERITS (" + schema + ".lp, " + schema + ".lq)"},
                 {"vacuum full table", "VACUUM FULL " + schema + ".t2"},
                 {"vacuum full pg_attribute", "VACUUM FULL pg_attribute"},
                 {"ddl after pg_attribute rewrite", "ALTER TABLE " + schema + ".t1r ADD COLUMN h text DEFAULT 'x'",
@@ -218,7 +239,7 @@ class ShadowCatalogWalIT {
                 {"ddl after pg_class rewrite", "ALTER TABLE " + schema + ".t1r RENAME TO t1s",
                     "CREATE TABLE " + schema + ".t3 (x int)"},
                 {"vacuum full the rest", "VACUUM FULL pg_type", "VACUUM FULL pg_namespace", "VACUUM FULL pg_index",
-                    "VACUUM FULL pg_range", "VACUUM FULL pg_extension",
+                    "VACUUM FULL pg_range", "VACUUM FULL pg_extension", "VACUUM FULL pg_inherits",
                     "CLUSTER pg_class USING pg_class_oid_index"},
                 {"ddl after every rewrite", "ALTER TABLE " + schema + ".t3 ADD y int", "DROP TABLE " + schema + ".t2",
                     "ALTER TYPE " + schema + ".mood RENAME VALUE 'ok' TO 'fine'"},
@@ -231,12 +252,37 @@ class ShadowCatalogWalIT {
                     "ALTER TABLE " + schema + ".t3 ALTER a1 TYPE bigint", "ALTER TABLE " + schema + ".t3 DROP a2",
                     "ALTER TABLE " + schema + ".t3 RENAME a1 TO a3", "ALTER TABLE " + schema + ".t3 ALTER y SET NOT NULL",
                     "CREATE INDEX ON " + schema + ".t3 (y)", "ALTER TABLE " + schema + ".t3 ADD PRIMARY KEY (y)"},
+                // CONCURRENTLY runs two transactions itself (outside a transaction block: autocommit); the first
+                // marks the row pending, the second deletes it
+                {"detach concurrently", "ALTER TABLE " + pr + " DETACH PARTITION " + pr + "3 CONCURRENTLY"},
+                // one cancelled while waiting for a reader of the root stays pending, its first transaction done
+                {"detach concurrently, cancelled", "other: BEGIN", "other: SELECT count(*) FROM " + pr,
+                    "SET statement_timeout = '2s'",
+                    "fails: ALTER TABLE " + pr + " DETACH PARTITION " + pr + "1 CONCURRENTLY",
+                    "RESET statement_timeout", "other: COMMIT", "VACUUM FULL pg_inherits"},
+                {"detach finalize", "ALTER TABLE " + pr + " DETACH PARTITION " + pr + "1 FINALIZE"},
+                {"drop a partition", "DROP TABLE " + pr + "m1"},
+                {"drop a legacy parent", "ALTER TABLE " + schema + ".lc NO INHERIT " + schema + ".lp",
+                    "DROP TABLE " + schema + ".lp"},
+                {"vacuum full pg_inherits", "VACUUM FULL pg_inherits",
+                    "ALTER TABLE " + pr + " ATTACH PARTITION " + pr + "2 FOR VALUES FROM (100) TO (200)"},
                 {"range type after every rewrite", "CREATE TYPE " + schema + ".daterange2 AS RANGE (subtype = date)"},
                 {"drop schema", "DROP SCHEMA " + schema + " CASCADE"},
             };
             for (String[] step : steps) {
                 for (int i = 1; i < step.length; i++) {
-                    LocalPg.exec(c, step[i]);
+                    if (step[i].startsWith("other: ")) {
+                        LocalPg.exec(other, step[i].substring("other: ".length()));
+                    } else if (step[i].startsWith("fails: ")) {
+                        String sql = step[i].substring("fails: ".length());
+                        assertThrows(SQLException.class, () -> LocalPg.exec(c, sql), sql);
+                    } else {
+                        LocalPg.exec(c, step[i]);
+                    }
+                }
+                if (step[0].equals("detach concurrently, cancelled")) {
+                    assertEquals("t", LocalPg.queryString(c, "SELECT inhdetachpending FROM pg_inherits"
+                            + " WHERE inhrelid = '" + pr + "1'::regclass"), "left pending");
                 }
                 expected.add(oracle(oracle, step[0]));
                 if (step[0].startsWith("range type")) {
