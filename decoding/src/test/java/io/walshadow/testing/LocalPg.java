@@ -108,6 +108,18 @@ public final class LocalPg {
         }
     }
 
+    /**
+     * {@code CREATE EXTENSION IF NOT EXISTS}, tried twice: two sessions creating the same extension at once can both
+     * pass the check, and the loser fails on the catalog's unique index although the extension is then there.
+     */
+    public static void createExtension(Connection c, String name) throws SQLException {
+        try {
+            exec(c, "CREATE EXTENSION IF NOT EXISTS " + name);
+        } catch (SQLException e) {
+            exec(c, "CREATE EXTENSION IF NOT EXISTS " + name);
+        }
+    }
+
     public static String queryString(Connection c, String sql) throws SQLException {
         try (Statement st = c.createStatement(); ResultSet rs = st.executeQuery(sql)) {
             return rs.next() ? rs.getString(1) : null;

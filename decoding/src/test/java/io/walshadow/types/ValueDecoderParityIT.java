@@ -433,11 +433,7 @@ class ValueDecoderParityIT {
     /** Installs a contrib extension (shared server: IF NOT EXISTS, and a concurrent install is fine too). */
     private static void extension(String name) throws SQLException {
         try (PgOracle pg = new PgOracle()) {
-            try {
-                pg.exec("CREATE EXTENSION IF NOT EXISTS " + name);
-            } catch (SQLException e) {
-                pg.exec("CREATE EXTENSION IF NOT EXISTS " + name); // another session installed it meanwhile
-            }
+            io.walshadow.testing.LocalPg.createExtension(pg.c, name);
         }
     }
 

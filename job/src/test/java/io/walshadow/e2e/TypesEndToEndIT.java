@@ -124,11 +124,7 @@ class TypesEndToEndIT {
         try (E2e e = new E2e("e2e_ext")) {
             String s = e.schema;
             for (String ext : new String[] {"hstore", "citext", "ltree", "cube", "seg"}) {
-                try {
-                    LocalPg.exec(e.pg, "CREATE EXTENSION IF NOT EXISTS " + ext);
-                } catch (java.sql.SQLException x) {
-                    LocalPg.exec(e.pg, "CREATE EXTENSION IF NOT EXISTS " + ext); // installed concurrently
-                }
+                LocalPg.createExtension(e.pg, ext);
             }
             LocalPg.exec(e.pg, "CREATE DOMAIN " + s + ".tags AS hstore",
                     "CREATE TABLE " + s + ".x (id int PRIMARY KEY, h hstore, ci citext, l ltree, q lquery, cu cube,"
@@ -166,11 +162,7 @@ class TypesEndToEndIT {
     void isnTypesArriveAsTheirDigits() throws Exception {
         try (E2e e = new E2e("e2e_isn")) {
             String s = e.schema;
-            try {
-                LocalPg.exec(e.pg, "CREATE EXTENSION IF NOT EXISTS isn");
-            } catch (java.sql.SQLException x) {
-                LocalPg.exec(e.pg, "CREATE EXTENSION IF NOT EXISTS isn"); // installed concurrently
-            }
+            LocalPg.createExtension(e.pg, "isn");
             // PostgreSQL 15's weak mode (a session's): isn_weak(true); isn.weak is a setting from a later release
             LocalPg.exec(e.pg, "SELECT isn_weak(true)", "CREATE DOMAIN " + s + ".book AS isbn",
                     "CREATE TABLE " + s + ".x (id int PRIMARY KEY, e ean13, b13 isbn13, m13 ismn13, s13 issn13,"
@@ -227,11 +219,7 @@ class TypesEndToEndIT {
     void postgisGeometryAndGeographyArriveAsTheirEwkb() throws Exception {
         try (E2e e = new E2e("e2e_gis")) {
             String s = e.schema;
-            try {
-                LocalPg.exec(e.pg, "CREATE EXTENSION IF NOT EXISTS postgis");
-            } catch (java.sql.SQLException x) {
-                LocalPg.exec(e.pg, "CREATE EXTENSION IF NOT EXISTS postgis"); // installed concurrently
-            }
+            LocalPg.createExtension(e.pg, "postgis");
             String[] wkt = {"POINT(1 2)", "SRID=4326;POINT ZM (1 2 3 4)", "POINT EMPTY", "LINESTRING M (0 0 1,1 1 2)",
                 "SRID=3857;POLYGON((0 0,4 0,4 4,0 0),(1 1,2 1,2 2,1 1))", "MULTIPOINT Z ((1 2 3),EMPTY)",
                 "MULTILINESTRING((0 0,1 1),(2 2,3 3))", "MULTIPOLYGON(((0 0,1 0,1 1,0 0)),EMPTY)",

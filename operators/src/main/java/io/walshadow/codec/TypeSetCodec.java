@@ -66,11 +66,6 @@ public final class TypeSetCodec {
         }
     }
 
-    /** Reads a type set written in the current {@link #FORMAT}. */
-    public static TypeSet read(DataInput in) throws IOException {
-        return read(in, FORMAT);
-    }
-
     /** Reads a type set written in {@code format} (1 or {@link #FORMAT}). */
     public static TypeSet read(DataInput in, int format) throws IOException {
         if (format < 1 || format > FORMAT) {

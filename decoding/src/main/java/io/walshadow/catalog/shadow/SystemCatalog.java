@@ -79,11 +79,6 @@ public enum SystemCatalog {
         return rows.apply(f);
     }
 
-    /** Whether a shadow may lack this catalog: one restored from a state written before it was kept. */
-    boolean optional() {
-        return sinceStateVersion > 1;
-    }
-
     /** The catalog with this oid, or null. */
     public static SystemCatalog byOid(int oid) {
         for (SystemCatalog c : values()) {
