@@ -55,6 +55,9 @@ public final class PgConnectionConfig implements Serializable {
         return password;
     }
 
+    /** Longer than any handshake a live server takes; see {@link #openReplication}. */
+    static final int REPLICATION_SOCKET_TIMEOUT_SECONDS = 60;
+
     public String jdbcUrl() {
         return "jdbc:postgresql://" + host + ":" + port + "/" + database;
     }
@@ -78,9 +81,15 @@ public final class PgConnectionConfig implements Serializable {
         return DriverManager.getConnection(jdbcUrl(), baseProperties());
     }
 
-    /** A physical replication connection (walsender): replication commands only, simple query protocol. */
+    /**
+     * A physical replication connection (walsender): replication commands only, simple query protocol. Its socket
+     * has a read timeout: the stream itself is read without blocking, so only the handshake and the goodbye block,
+     * and a server that crashed or hangs must fail them (and so restart the source) instead of holding the task.
+     */
     public Connection openReplication() throws SQLException {
         Properties p = baseProperties();
+        PGProperty.SOCKET_TIMEOUT.set(p, REPLICATION_SOCKET_TIMEOUT_SECONDS);
+        PGProperty.TCP_KEEP_ALIVE.set(p, true);
         PGProperty.REPLICATION.set(p, "true");
         PGProperty.ASSUME_MIN_SERVER_VERSION.set(p, "10");
         PGProperty.PREFER_QUERY_MODE.set(p, "simple");

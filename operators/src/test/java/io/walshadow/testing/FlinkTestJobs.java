@@ -118,9 +118,22 @@ public final class FlinkTestJobs {
         long deadline = System.nanoTime() + timeout.toNanos();
         while (!condition.getAsBoolean()) {
             if (System.nanoTime() > deadline) {
+                printThreads();
                 fail("timed out waiting until " + what.get());
             }
             Thread.sleep(50);
         }
+    }
+
+    /** Every thread's stack on stderr: what a wait that ran out was stuck behind (an intermittent hang in CI). */
+    private static void printThreads() {
+        StringBuilder out = new StringBuilder("thread dump at the timeout:\n");
+        Thread.getAllStackTraces().forEach((t, stack) -> {
+            out.append('"').append(t.getName()).append("\" ").append(t.getState()).append('\n');
+            for (StackTraceElement e : stack) {
+                out.append("    at ").append(e).append('\n');
+            }
+        });
+        System.err.print(out);
     }
 }
