@@ -15,7 +15,12 @@ import java.util.regex.Pattern;
  * <p>A relation is included when it matches at least one include pattern (an empty include list includes
  * everything) and no exclude pattern. Relations in system schemas ({@code pg_catalog}, {@code information_schema},
  * {@code pg_toast}, {@code pg_temp_*}, {@code pg_toast_temp_*}) are never included; a TOAST table is included
- * exactly when its owning table is (see {@link CatalogLoader}). Partitions are matched by their own name.
+ * exactly when its owning table is (see {@link CatalogLoader}).
+ *
+ * <p>Partitions: by default each is a table of its own, matched by its own name. With {@link #partitionRoots()} a
+ * partition is included through its root (the topmost partitioned table above it): the root's name is matched, and
+ * its partitions' rows replicate into the root's destination ({@link PartitionOf}). Legacy inheritance
+ * ({@code INHERITS}) is never routed: each table is matched and replicated on its own.
  */
 public final class CatalogFilter {
     private final List<String> includes;
@@ -23,9 +28,12 @@ public final class CatalogFilter {
     private final List<Pattern[]> includePatterns = new ArrayList<>();
     private final List<Pattern[]> excludePatterns = new ArrayList<>();
 
-    private CatalogFilter(List<String> includes, List<String> excludes) {
+    private final boolean partitionRoots;
+
+    private CatalogFilter(List<String> includes, List<String> excludes, boolean partitionRoots) {
         this.includes = List.copyOf(includes);
         this.excludes = List.copyOf(excludes);
+        this.partitionRoots = partitionRoots;
         for (String p : this.includes) {
             includePatterns.add(compile(p));
         }
@@ -35,7 +43,17 @@ public final class CatalogFilter {
     }
 
     public static CatalogFilter of(List<String> includes, List<String> excludes) {
-        return new CatalogFilter(trimmed(includes), trimmed(excludes));
+        return new CatalogFilter(trimmed(includes), trimmed(excludes), false);
+    }
+
+    /** The same patterns, with partitions replicated through their roots or as tables of their own. */
+    public CatalogFilter withPartitionRoots(boolean roots) {
+        return new CatalogFilter(includes, excludes, roots);
+    }
+
+    /** Whether partitions are included through, and replicate into, their root. */
+    public boolean partitionRoots() {
+        return partitionRoots;
     }
 
     /** From comma-separated pattern lists (null or blank: none). */
@@ -93,8 +111,12 @@ public final class CatalogFilter {
      * filter is noticed (relations newly included have no history, and their earlier rows are not in the WAL).
      */
     public String spec() {
-        return "include=" + String.join(",", includes) + ";exclude=" + String.join(",", excludes);
+        return "include=" + String.join(",", includes) + ";exclude=" + String.join(",", excludes)
+                + (partitionRoots ? PARTITION_ROOTS : "");
     }
+
+    /** The spec's suffix for {@link #partitionRoots()}; absent in specs of earlier builds (tables of their own). */
+    private static final String PARTITION_ROOTS = ";partitions=root";
 
     /**
      * The filter a {@link #spec()} was made from. (A pattern holding the text {@code ;exclude=} itself cannot be told
@@ -106,9 +128,13 @@ public final class CatalogFilter {
         if (!spec.startsWith("include=") || cut < 0) {
             throw new IllegalArgumentException("not a catalog filter spec: '" + spec + "'");
         }
+        boolean roots = spec.endsWith(PARTITION_ROOTS);
+        if (roots) {
+            spec = spec.substring(0, spec.length() - PARTITION_ROOTS.length());
+        }
         String inc = spec.substring("include=".length(), cut);
         String exc = spec.substring(cut + sep.length());
-        return parse(inc.isEmpty() ? null : inc, exc.isEmpty() ? null : exc);
+        return parse(inc.isEmpty() ? null : inc, exc.isEmpty() ? null : exc).withPartitionRoots(roots);
     }
 
     @Override

@@ -24,7 +24,7 @@ import java.util.TreeMap;
  * The persistent form of a {@link DescriptorHistory} (for Flink state): an explicit, versioned byte format, so a
  * restart does not depend on the live catalog for anything the job has already seen.
  *
- * <p>Format version 3 (big-endian, {@link DataOutput} conventions; strings are an int byte length, -1 for null,
+ * <p>Format version 4 (big-endian, {@link DataOutput} conventions; strings are an int byte length, -1 for null,
  * and UTF-8 bytes; locators are three ints spcOid, dbOid, relNumber):
  * <pre>
  *   int magic 'WSCH', int version
@@ -41,7 +41,8 @@ import java.util.TreeMap;
  *       it is seeded from gets there by reading the WAL below it)
  *   int end marker 'HCSW'
  * descriptor: int relOid, locator, string schema, string name, byte relkind, byte relpersistence,
- *   byte replicaIdentity, int toastRelOid, int n, n x column, int m, m x int identity attnum
+ *   byte replicaIdentity, int toastRelOid, int n, n x column, int m, m x int identity attnum,
+ *   (version 4) bool partition [, descriptor root, int k, k x int root attnum per column]
  * column: int attnum, string name, int typeOid, int typmod, int attlen, byte attalign, bool attbyval,
  *   byte attstorage, bool dropped, bool notNull, byte missing (0 none, 1 bytes, 2 unresolved) [, int len, bytes]
  * </pre>
@@ -51,7 +52,7 @@ import java.util.TreeMap;
 public final class CatalogHistorySerializer {
     public static final int MAGIC = 0x57534348; // "WSCH"
     public static final int END_MARKER = 0x48435357; // "HCSW"
-    public static final int VERSION = 3;
+    public static final int VERSION = 4;
     /** The oldest version this build still reads (version 1 has no pending filter changes). */
     static final int OLDEST_READABLE = 1;
 
@@ -70,9 +71,17 @@ public final class CatalogHistorySerializer {
     }
 
     public static byte[] toBytes(DescriptorHistory h) {
+        return toBytes(h, VERSION);
+    }
+
+    /**
+     * In format version 3 or 4 (tests of older states; version 3 cannot hold a partition route, which is then
+     * refused).
+     */
+    static byte[] toBytes(DescriptorHistory h, int version) {
         ByteArrayOutputStream bos = new ByteArrayOutputStream();
         try (DataOutputStream out = new DataOutputStream(bos)) {
-            write(h, out);
+            write(h, out, version);
         } catch (IOException e) {
             throw new IllegalStateException(e); // not from a byte array
         }
@@ -90,8 +99,15 @@ public final class CatalogHistorySerializer {
     }
 
     public static void write(DescriptorHistory h, DataOutput out) throws IOException {
+        write(h, out, VERSION);
+    }
+
+    private static void write(DescriptorHistory h, DataOutput out, int version) throws IOException {
+        if (version < 3 || version > VERSION) {
+            throw new IllegalArgumentException("writes versions 3 to " + VERSION + ", not " + version);
+        }
         out.writeInt(MAGIC);
-        out.writeInt(VERSION);
+        out.writeInt(version);
         out.writeInt(h.dbOid());
         writeString(out, h.filterSpec());
         out.writeLong(h.historyStart());
@@ -131,7 +147,7 @@ public final class CatalogHistorySerializer {
             out.writeByte(v.closeReason == null ? -1 : v.closeReason.ordinal());
             if (v.present()) {
                 out.writeByte(KIND_PRESENT);
-                writeDescriptor(out, v.descriptor);
+                writeDescriptor(out, v.descriptor, version);
                 out.writeInt(v.identityIndexOid);
             } else {
                 out.writeByte(KIND_AMBIGUOUS);
@@ -225,7 +241,7 @@ public final class CatalogHistorySerializer {
                 int kind = in.readByte();
                 Version v;
                 if (kind == KIND_PRESENT) {
-                    RelationDescriptor d = readDescriptor(in);
+                    RelationDescriptor d = readDescriptor(in, version);
                     v = new Version(relOid, loc, from, d, in.readInt(), null);
                 } else if (kind == KIND_AMBIGUOUS) {
                     int aRel = in.readInt();
@@ -290,7 +306,7 @@ public final class CatalogHistorySerializer {
         return h;
     }
 
-    private static void writeDescriptor(DataOutput out, RelationDescriptor d) throws IOException {
+    private static void writeDescriptor(DataOutput out, RelationDescriptor d, int version) throws IOException {
         out.writeInt(d.relOid());
         writeLocator(out, d.locator());
         writeString(out, d.schema());
@@ -325,9 +341,25 @@ public final class CatalogHistorySerializer {
         for (int a : d.identityAttnums()) {
             out.writeInt(a);
         }
+        PartitionOf p = d.partition();
+        if (version < 4) {
+            if (p != null) {
+                throw new IllegalArgumentException("format version " + version + " has no partition routes");
+            }
+            return;
+        }
+        out.writeBoolean(p != null);
+        if (p != null) {
+            writeDescriptor(out, p.root(), version);
+            int[] map = p.rootAttnums();
+            out.writeInt(map.length);
+            for (int a : map) {
+                out.writeInt(a);
+            }
+        }
     }
 
-    private static RelationDescriptor readDescriptor(DataInput in) throws IOException {
+    private static RelationDescriptor readDescriptor(DataInput in, int version) throws IOException {
         int relOid = in.readInt();
         RelFileLocator loc = readLocator(in);
         String schema = readString(in);
@@ -370,8 +402,21 @@ public final class CatalogHistorySerializer {
         for (int i = 0; i < m; i++) {
             ident.add(in.readInt());
         }
+        PartitionOf partition = null;
+        if (version >= 4 && in.readBoolean()) {
+            RelationDescriptor root = readDescriptor(in, version);
+            if (root.partition() != null) {
+                throw new StateFormatException("catalog history state: partition root " + root.qualifiedName()
+                        + " is itself routed through a root");
+            }
+            int[] map = new int[count(in, "partition column map")];
+            for (int i = 0; i < map.length; i++) {
+                map[i] = in.readInt();
+            }
+            partition = new PartitionOf(root, map);
+        }
         return new RelationDescriptor(relOid, loc, schema, name, relkind, persistence, replident, toast,
-                List.copyOf(cols), List.copyOf(ident));
+                List.copyOf(cols), List.copyOf(ident), partition);
     }
 
     private static int count(DataInput in, String what) throws IOException {

@@ -201,7 +201,7 @@ public final class CatalogTracker {
         counters.catalogRefreshes++;
         Boundary b = new Boundary(history.historyStart(), x -> true, null, Set.of(), Set.of());
         List<CatalogChange> ignored = new ArrayList<>();
-        for (int oid : new TreeSet<>(snap.relations().keySet())) {
+        for (int oid : rootsFirst(snap.relations().keySet(), snap)) {
             apply(oid, snap.relations().get(oid), b, ignored);
         }
         history.markSeeded();
@@ -343,10 +343,20 @@ public final class CatalogTracker {
         Set<Integer> subjects = new TreeSet<>(request);
         subjects.addAll(snap.relations().keySet());
         List<CatalogChange> changes = new ArrayList<>();
-        for (int oid : subjects) {
+        for (int oid : rootsFirst(subjects, snap)) {
             apply(oid, snap.relations().get(oid), b, changes);
         }
         return changes;
+    }
+
+    /** In oid order, partition roots first: a partition's descriptor is built on its root's at the same boundary. */
+    private static List<Integer> rootsFirst(Set<Integer> oids, CatalogSnapshot snap) {
+        List<Integer> out = new ArrayList<>(new TreeSet<>(oids));
+        out.sort(java.util.Comparator.comparing(oid -> {
+            LiveRelation l = snap.relations().get(oid);
+            return l == null || l.relkind() != 'p';
+        }));
+        return out;
     }
 
     /** Loads, retrying while the snapshot does not show the boundary yet. */
@@ -406,6 +416,8 @@ public final class CatalogTracker {
             for (Version v : prior) {
                 locs.add(v.locator);
                 droppedHere |= b.dropped() != null && b.dropped().contains(v.locator);
+                // a partition root has no storage to drop; only the exact shadow tracks roots, so gone is dropped
+                droppedHere |= PartitionOf.isRootLocator(v.locator);
             }
             if (droppedHere) {
                 history.close(oid, lsn, NotCoveredReason.DROPPED);
@@ -443,7 +455,8 @@ public final class CatalogTracker {
         if (ahead) {
             counters.catalogAheadDetected++;
         }
-        if (r instanceof Present p) {
+        if (r instanceof Present resolved) {
+            Present p = live.partitionRoot() == 0 ? resolved : routed(live, resolved, lsn);
             if (ahead) {
                 counters.catalogAheadExact++;
             }
@@ -476,6 +489,18 @@ public final class CatalogTracker {
                 changes.add(new CatalogChange(oid, before, null, null, NotCoveredReason.NOT_LOGGED));
             }
         }
+    }
+
+    /** A partition's descriptor routed through its root, as the root is at this boundary (applied just before). */
+    private Present routed(LiveRelation live, Present p, long lsn) {
+        List<Version> root = history.openVersions(live.partitionRoot());
+        if (root.size() != 1 || !root.get(0).present()) {
+            throw new IllegalStateException("partition " + live.qualifiedName() + " at " + Lsn.format(lsn)
+                    + ": its root, relation " + Integer.toUnsignedString(live.partitionRoot())
+                    + ", has no known shape there");
+        }
+        RelationDescriptor d = p.descriptor().withPartition(PartitionOf.of(root.get(0).descriptor, p.descriptor()));
+        return new Present(d, p.identityIndexOid(), p.aheadXids());
     }
 
     private static Set<RelFileLocator> locatorsOf(List<Version> versions) {

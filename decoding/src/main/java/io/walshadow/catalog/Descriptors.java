@@ -45,6 +45,10 @@ final class Descriptors {
                 || a.toastRelOid() != b.toastRelOid() || !a.identityAttnums().equals(b.identityAttnums())) {
             return false;
         }
+        if (a.partition() == null ? b.partition() != null
+                : b.partition() == null || !a.partition().sameContent(b.partition())) {
+            return false;
+        }
         List<Column> ca = a.columns();
         List<Column> cb = b.columns();
         if (ca.size() != cb.size()) {

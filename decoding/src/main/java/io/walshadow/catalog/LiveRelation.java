@@ -17,15 +17,25 @@ import java.util.List;
  *     indexes are loaded only for included relations
  * @param attributes attnum &gt; 0, in attnum order, dropped ones included
  * @param indexes every pg_index row of the relation
+ * @param partitionRoot the oid of the partition root this relation's rows replicate through, 0 for none (see
+ *     {@link PartitionOf}); the source returns that root in the same load
  */
 public record LiveRelation(int oid, int classXmin, int nspXmin, String schema, String name, char relkind,
                            char relpersistence, char replident, int relnatts, RelFileLocator locator,
                            int toastRelOid, int toastClassXmin, boolean included, List<Attribute> attributes,
-                           List<Index> indexes) {
+                           List<Index> indexes, int partitionRoot) {
 
     public LiveRelation {
         attributes = List.copyOf(attributes);
         indexes = List.copyOf(indexes);
+    }
+
+    /** A relation not routed through a partition root. */
+    public LiveRelation(int oid, int classXmin, int nspXmin, String schema, String name, char relkind,
+                        char relpersistence, char replident, int relnatts, RelFileLocator locator, int toastRelOid,
+                        int toastClassXmin, boolean included, List<Attribute> attributes, List<Index> indexes) {
+        this(oid, classXmin, nspXmin, schema, name, relkind, relpersistence, replident, relnatts, locator,
+                toastRelOid, toastClassXmin, included, attributes, indexes, 0);
     }
 
     public String qualifiedName() {

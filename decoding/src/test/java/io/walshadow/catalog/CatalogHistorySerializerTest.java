@@ -108,19 +108,51 @@ class CatalogHistorySerializerTest {
     }
 
     @Test
+    void partitionRoutesRoundTrip() throws Exception {
+        DescriptorHistory h = new DescriptorHistory(FakeCatalog.DB, "include=;exclude=;partitions=root", 0x1000);
+        RelationDescriptor root = new RelationDescriptor(T, PartitionOf.rootLocator(FakeCatalog.DB, T), "s", "root",
+                'p', 'p', 'd', 0, List.of(intCol(1, "k"), textCol(2, "v")), List.of(1));
+        // attached from a table of its own: another column order, a dropped column
+        Column dropped = new Column(2, "........pg.dropped.2........", 0, -1, 4, 'i', true, 'p', true, false, null);
+        RelationDescriptor leaf = new RelationDescriptor(U, loc(U), "s", "leaf", 'r', 'p', 'd', 0,
+                List.of(textCol(1, "v"), dropped, intCol(3, "k")), List.of(3));
+        leaf = leaf.withPartition(PartitionOf.of(root, leaf));
+        assertArrayEquals(new int[] {2, 0, 1}, leaf.partition().rootAttnums());
+        h.setPresent(root, T + 1, 0x1000);
+        h.setPresent(leaf, U + 1, 0x1000);
+        h.markSeeded();
+        byte[] bytes = CatalogHistorySerializer.toBytes(h);
+        DescriptorHistory r = CatalogHistorySerializer.fromBytes(bytes);
+        assertArrayEquals(bytes, CatalogHistorySerializer.toBytes(r));
+        RelationDescriptor back = r.lookup(loc(U), 0x1000).descriptor();
+        assertTrue(Descriptors.sameContent(leaf, back));
+        assertEquals("root", back.partition().root().name());
+        assertEquals(1, back.partition().rootAttnum(3));
+        assertTrue(r.lookupRelation(T, 0x1000).descriptor().isPartitionedTable());
+        assertThrows(IllegalArgumentException.class, () -> CatalogHistorySerializer.toBytes(h, 3),
+                "version 3 cannot hold a route");
+        // a route to another root is another descriptor
+        RelationDescriptor other = leaf.withPartition(PartitionOf.of(new RelationDescriptor(V, root.locator(), "s",
+                "root2", 'p', 'p', 'd', 0, root.columns(), List.of(1)), leaf));
+        assertTrue(!Descriptors.sameContent(leaf, other) && !Descriptors.sameContent(leaf, leaf.withPartition(null)));
+    }
+
+    @Test
     void unknownVersionFailsClearly() throws Exception {
         byte[] bytes = CatalogHistorySerializer.toBytes(buildTracker().history());
         ByteBuffer.wrap(bytes).putInt(4, 7);
         StateFormatException e = assertThrows(StateFormatException.class,
                 () -> CatalogHistorySerializer.fromBytes(bytes));
         assertTrue(e.getMessage().contains("format version 7"), e.getMessage());
-        assertTrue(e.getMessage().contains("reads versions 1 to 3"), e.getMessage());
+        assertTrue(e.getMessage().contains("reads versions 1 to 4"), e.getMessage());
     }
 
     @Test
     void versionOneAndTwoStatesAreStillRead() throws Exception {
         DescriptorHistory h = buildTracker().history();
-        byte[] v3 = CatalogHistorySerializer.toBytes(h);
+        byte[] v3 = CatalogHistorySerializer.toBytes(h, 3);
+        assertArrayEquals(CatalogHistorySerializer.toBytes(h), CatalogHistorySerializer.toBytes(
+                CatalogHistorySerializer.fromBytes(v3)), "version 3 reads back as the same");
         // version 2 is version 3 without the seeded flag (1 byte) before the end marker; version 1 also lacks the
         // pending filter changes' count (0 here)
         for (int version : new int[] {1, 2}) {
@@ -130,7 +162,8 @@ class CatalogHistorySerializerTest {
             System.arraycopy(v3, v3.length - 4, old, v3.length - 4 - cut, 4);
             ByteBuffer.wrap(old).putInt(4, version);
             DescriptorHistory r = CatalogHistorySerializer.fromBytes(old);
-            assertArrayEquals(v3, CatalogHistorySerializer.toBytes(r), "version " + version + " reads back as the same");
+            assertArrayEquals(v3, CatalogHistorySerializer.toBytes(r, 3), "version " + version
+                    + " reads back as the same");
             assertTrue(r.pendingFilters().isEmpty());
             assertTrue(r.seeded(), "an earlier build's history was seeded when written");
         }

@@ -1,6 +1,7 @@
 package io.walshadow.codec;
 
 import io.walshadow.catalog.Column;
+import io.walshadow.catalog.PartitionOf;
 import io.walshadow.catalog.RelationDescriptor;
 import io.walshadow.wal.RelFileLocator;
 import java.io.ByteArrayInputStream;
@@ -22,7 +23,8 @@ import java.util.List;
  * <pre>
  *   uvarint relOid, locator (uvarint spcOid, uvarint dbOid, uvarint relNumber), string schema, string name,
  *   uvarint relkind, uvarint relpersistence, uvarint replicaIdentity (chars), uvarint toastRelOid,
- *   count n, n x column, count m, m x varint identity attnum
+ *   count n, n x column, count m, m x varint identity attnum,
+ *   [partition (relkind's bit 0x10000 set): descriptor root, count k, k x varint root attnum per column]
  * column: varint attnum, string name, uvarint typeOid, varint typmod, varint attlen, uvarint attalign,
  *   uvarint attstorage (chars), byte flags (1 attbyval, 2 dropped, 4 notNull, 8 missing bytes follow,
  *   16 missing value unresolved), [bytes missing value: uvarint length, bytes]
@@ -39,6 +41,12 @@ public final class RelationDescriptorCodec {
     private static final int NOT_NULL = 4;
     private static final int MISSING_BYTES = 8;
     private static final int MISSING_UNRESOLVED = 16;
+    /**
+     * Set in the relkind varint (above any char) when a partition section follows the identity list: an optional
+     * section, so every descriptor without one keeps the version 1 bytes; a build before it refuses the bit as
+     * "not a char" instead of misreading.
+     */
+    private static final int PARTITION_FOLLOWS = 0x10000;
 
     private RelationDescriptorCodec() {}
 
@@ -47,7 +55,7 @@ public final class RelationDescriptorCodec {
         writeLocator(out, d.locator());
         Wire.writeString(out, d.schema());
         Wire.writeString(out, d.name());
-        Wire.writeUVarInt(out, d.relkind());
+        Wire.writeUVarInt(out, d.relkind() | (d.partition() != null ? PARTITION_FOLLOWS : 0));
         Wire.writeUVarInt(out, d.relpersistence());
         Wire.writeUVarInt(out, d.replicaIdentity());
         Wire.writeUVarInt(out, d.toastRelOid());
@@ -77,6 +85,14 @@ public final class RelationDescriptorCodec {
         for (int a : ident) {
             Wire.writeVarInt(out, a);
         }
+        if (d.partition() != null) {
+            write(out, d.partition().root());
+            int[] map = d.partition().rootAttnums();
+            Wire.writeCount(out, map.length);
+            for (int a : map) {
+                Wire.writeVarInt(out, a);
+            }
+        }
     }
 
     /** Reads a descriptor written by this build's {@link #write}. */
@@ -94,7 +110,12 @@ public final class RelationDescriptorCodec {
         RelFileLocator loc = readLocator(in);
         String schema = Wire.readString(in);
         String name = Wire.readString(in);
-        char relkind = readChar(in, "relkind");
+        int kind = Wire.readUVarInt(in, "relkind");
+        boolean partition = (kind & PARTITION_FOLLOWS) != 0;
+        if ((kind & ~PARTITION_FOLLOWS) > Character.MAX_VALUE) {
+            throw new StateFormatException("relkind " + Integer.toUnsignedString(kind) + " is not a char");
+        }
+        char relkind = (char) (kind & ~PARTITION_FOLLOWS);
         char persistence = readChar(in, "relpersistence");
         char replident = readChar(in, "relreplident");
         int toast = Wire.readUVarInt(in, "reltoastrelid");
@@ -128,8 +149,21 @@ public final class RelationDescriptorCodec {
         for (int i = 0; i < m; i++) {
             ident.add(Wire.readVarInt(in, "identity attnum"));
         }
+        PartitionOf p = null;
+        if (partition) {
+            RelationDescriptor root = read(in, version);
+            if (root.partition() != null) {
+                throw new StateFormatException("relation " + schema + "." + name + ": its partition root "
+                        + root.qualifiedName() + " is itself routed through a root");
+            }
+            int[] map = new int[Wire.readCount(in, "partition column map length")];
+            for (int i = 0; i < map.length; i++) {
+                map[i] = Wire.readVarInt(in, "root attnum");
+            }
+            p = new PartitionOf(root, map);
+        }
         return new RelationDescriptor(relOid, loc, schema, name, relkind, persistence, replident, toast,
-                List.copyOf(cols), List.copyOf(ident));
+                List.copyOf(cols), List.copyOf(ident), p);
     }
 
     /** The descriptor's encoding as a byte array. */

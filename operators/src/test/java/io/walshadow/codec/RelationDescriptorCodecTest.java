@@ -48,6 +48,31 @@ class RelationDescriptorCodecTest {
     }
 
     @Test
+    void aPartitionRouteIsAnOptionalSectionThatKeepsOtherDescriptorsAsTheyWere() throws IOException {
+        RelationDescriptor leaf = Samples.descriptor2();
+        RelationDescriptor root = new RelationDescriptor(4242, io.walshadow.catalog.PartitionOf.rootLocator(5, 4242),
+                "s", "root", 'p', 'p', 'd', 0, leaf.columns(), List.of());
+        RelationDescriptor routed = leaf.withPartition(io.walshadow.catalog.PartitionOf.of(root, leaf));
+        RelationDescriptor back = roundTrip(routed);
+        assertDeepEquals(routed, back);
+        assertEquals("root", back.partition().root().name());
+        byte[] plain = RelationDescriptorCodec.toBytes(leaf);
+        byte[] withRoute = RelationDescriptorCodec.toBytes(routed);
+        assertTrue(withRoute.length > plain.length);
+        assertArrayEquals(plain, RelationDescriptorCodec.toBytes(back.withPartition(null)));
+        // a build before the section refused its relkind as not a char instead of misreading the bytes after it
+        StateFormatException e = assertThrows(StateFormatException.class, () -> RelationDescriptorCodec.readChar(
+                new java.io.DataInputStream(new java.io.ByteArrayInputStream(varint('r' | 0x10000))), "relkind"));
+        assertTrue(e.getMessage().contains("is not a char"), e.getMessage());
+    }
+
+    private static byte[] varint(int v) throws IOException {
+        java.io.ByteArrayOutputStream b = new java.io.ByteArrayOutputStream();
+        Wire.writeUVarInt(new java.io.DataOutputStream(b), v);
+        return b.toByteArray();
+    }
+
+    @Test
     void encodingIsDeterministicAndCompact() {
         RelationDescriptor d = Samples.descriptor();
         byte[] a = RelationDescriptorCodec.toBytes(d);

@@ -5,6 +5,7 @@ import io.walshadow.catalog.CatalogSnapshot;
 import io.walshadow.catalog.CatalogSource;
 import io.walshadow.catalog.Column;
 import io.walshadow.catalog.LiveRelation;
+import io.walshadow.catalog.PartitionOf;
 import io.walshadow.catalog.XidVisibility;
 import io.walshadow.catalog.shadow.CatalogRow.AttributeRow;
 import io.walshadow.catalog.shadow.CatalogRow.ClassRow;
@@ -18,6 +19,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeSet;
 
 /**
  * The descriptor loads of {@link io.walshadow.catalog.CatalogTracker}, answered from the {@link ShadowCatalog} as of
@@ -46,17 +48,26 @@ public final class ShadowCatalogSource implements CatalogSource {
     @Override
     public CatalogSnapshot load(Set<Integer> relOids, boolean allIncluded) {
         RelationMirror classes = shadow.mirror(SystemCatalog.PG_CLASS);
+        boolean roots = filter.partitionRoots();
+        Set<Integer> requested = new TreeSet<>(relOids);
+        if (roots) {
+            // A partitioned table refreshed at a boundary (its own DDL, an ATTACH or DETACH under it) can change the
+            // root, or the root's shape, of every partition below it: they are re-resolved with it.
+            for (int oid : relOids) {
+                addPartitionsBelow(oid, requested, 0);
+            }
+        }
         Map<Integer, ClassRow> rows = new HashMap<>();
-        for (int oid : relOids) {
+        for (int oid : requested) {
             ClassRow c = classRow(oid);
-            if (c != null && (c.relkind() == 'r' || c.relkind() == 't')) {
+            if (c != null && tracked(c)) {
                 rows.put(oid, c);
             }
         }
         if (allIncluded) {
             for (CatalogRow row : classes.visibleRows()) {
                 ClassRow c = (ClassRow) row;
-                if (c.relkind() == 'r' && !c.relisshared() && filter.includes(namespace(c.relnamespace()), c.relname())) {
+                if (c.relkind() != 't' && tracked(c) && included(c)) {
                     rows.put(c.oid(), c);
                 }
             }
@@ -70,24 +81,24 @@ public final class ShadowCatalogSource implements CatalogSource {
                 continue;
             }
             boolean included;
-            if (c.relkind() == 'r') {
-                included = !c.relisshared() && filter.includes(namespace(c.relnamespace()), c.relname());
+            if (c.relkind() != 't') {
+                included = included(c);
             } else {
                 if (owners == null) {
                     owners = toastOwners(classes);
                 }
                 ClassRow owner = owners.get(c.oid());
-                included = !c.relisshared() && owner != null
-                        && filter.includes(namespace(owner.relnamespace()), owner.relname());
+                included = owner != null && included(owner);
             }
-            RelFileLocator loc = locator(c);
+            RelFileLocator loc = c.relkind() == 'p' ? PartitionOf.rootLocator(shadow.dbOid(), c.oid()) : locator(c);
             if (loc == null) {
                 continue;
             }
+            int root = included && roots && c.relkind() == 'r' ? rootOf(c.oid()) : 0;
             out.put(c.oid(), new LiveRelation(c.oid(), FROZEN, FROZEN, namespace(c.relnamespace()), c.relname(),
                     c.relkind(), c.relpersistence(), c.relreplident(), c.relnatts(), loc, c.reltoastrelid(),
                     c.reltoastrelid() == 0 ? 0 : FROZEN, included,
-                    included ? attributes(c.oid()) : List.of(), included ? indexes(c.oid()) : List.of()));
+                    included ? attributes(c.oid()) : List.of(), included ? indexes(c.oid()) : List.of(), root));
             if (included && c.reltoastrelid() != 0 && !rows.containsKey(c.reltoastrelid())) {
                 ClassRow t = classRow(c.reltoastrelid());
                 if (t != null) {
@@ -95,8 +106,89 @@ public final class ShadowCatalogSource implements CatalogSource {
                     todo.add(t);
                 }
             }
+            if (root != 0 && !rows.containsKey(root)) {
+                ClassRow r = classRow(root);
+                rows.put(root, r);
+                todo.add(r); // the partition's descriptor is built on its root's
+            }
         }
         return new CatalogSnapshot(Lsn.INVALID, shadow.dbOid(), null, out);
+    }
+
+    /**
+     * Whether the tracker follows the relation: heap and TOAST tables, and, when partitions replicate through their
+     * roots, the topmost partitioned tables (a partitioned table below another is neither a destination nor has
+     * storage).
+     */
+    private boolean tracked(ClassRow c) {
+        return switch (c.relkind()) {
+            case 'r', 't' -> true;
+            case 'p' -> filter.partitionRoots() && partitionParent(c.oid()) == 0;
+            default -> false;
+        };
+    }
+
+    /** Whether the filter includes the relation: by its root's name when it is a partition routed through it. */
+    private boolean included(ClassRow c) {
+        if (c.relisshared()) {
+            return false;
+        }
+        int root = filter.partitionRoots() && c.relkind() == 'r' ? rootOf(c.oid()) : 0;
+        ClassRow named = root == 0 ? c : classRow(root);
+        return filter.includes(namespace(named.relnamespace()), named.relname());
+    }
+
+    /**
+     * The topmost partitioned table above a relation, 0 when it is no partition. The walk stops at a partition whose
+     * DETACH CONCURRENTLY is pending, as {@code get_partition_ancestors} does: from its first transaction on, the
+     * partition is no longer one for routing (its second transaction changes nothing for it).
+     */
+    int rootOf(int relOid) {
+        int root = 0;
+        for (int cur = relOid, depth = 0; depth < MAX_PARTITION_DEPTH; depth++) {
+            int parent = partitionParent(cur);
+            if (parent == 0) {
+                return root;
+            }
+            root = parent;
+            cur = parent;
+        }
+        throw new ShadowCatalogException("pg_inherits above relation " + Integer.toUnsignedString(relOid)
+                + " is deeper than " + MAX_PARTITION_DEPTH + " levels (a cycle?)");
+    }
+
+    /** PostgreSQL itself has no limit, but a partition tree this deep is a damaged mirror, not a schema. */
+    private static final int MAX_PARTITION_DEPTH = 1000;
+
+    /** The partitioned table a relation is an attached partition of, 0 for none (legacy INHERITS parents are 'r'). */
+    private int partitionParent(int relOid) {
+        for (CatalogRow.InheritsRow i : shadow.parents(relOid)) {
+            if (!i.inhdetachpending()) {
+                ClassRow p = classRow(i.inhparent());
+                if (p != null && p.relkind() == 'p') {
+                    return i.inhparent();
+                }
+            }
+        }
+        return 0;
+    }
+
+    /** Adds every partition below {@code relOid} (when it is a partitioned table), at any depth. */
+    private void addPartitionsBelow(int relOid, Set<Integer> out, int depth) {
+        ClassRow c = classRow(relOid);
+        if (c == null || c.relkind() != 'p' || depth >= MAX_PARTITION_DEPTH) {
+            return;
+        }
+        RelationMirror inherits = shadow.mirror(SystemCatalog.PG_INHERITS);
+        if (inherits == null) {
+            return;
+        }
+        for (CatalogRow row : inherits.visibleRows()) {
+            CatalogRow.InheritsRow i = (CatalogRow.InheritsRow) row;
+            if (i.inhparent() == relOid && out.add(i.inhrelid())) {
+                addPartitionsBelow(i.inhrelid(), out, depth + 1);
+            }
+        }
     }
 
     ClassRow classRow(int oid) {
