@@ -54,8 +54,21 @@ public final class CatalogLoader implements CatalogSource {
         return new CatalogLoader(conn, filter);
     }
 
+    /** {@link #read}, its SQL error wrapped (the message keeps the driver's). */
     @Override
-    public CatalogSnapshot load(Set<Integer> relOids, boolean allIncluded) throws SQLException {
+    public CatalogSnapshot load(Set<Integer> relOids, boolean allIncluded) throws CatalogReadException {
+        try {
+            return read(relOids, allIncluded);
+        } catch (SQLException e) {
+            throw new CatalogReadException("reading relation descriptors from the live catalog: " + e.getMessage(), e);
+        }
+    }
+
+    /**
+     * The load of {@link CatalogSource#load}, with the driver's {@link SQLException} as it is: for callers on the
+     * JDBC side that handle it (the initial snapshot's export, which inspects SQLStates).
+     */
+    public CatalogSnapshot read(Set<Integer> relOids, boolean allIncluded) throws SQLException {
         boolean autoCommit = conn.getAutoCommit();
         int isolation = conn.getTransactionIsolation();
         boolean readOnly = conn.isReadOnly();

@@ -1,6 +1,5 @@
 package io.walshadow.catalog;
 
-import java.sql.SQLException;
 import java.util.Set;
 
 /** Reads the live catalog. {@link CatalogLoader} is the SQL implementation; tests fake it. */
@@ -12,7 +11,7 @@ public interface CatalogSource {
      * {@code allIncluded}, every relation the filter includes as well; and the TOAST tables of every included
      * relation returned.
      */
-    CatalogSnapshot load(Set<Integer> relOids, boolean allIncluded) throws SQLException;
+    CatalogSnapshot load(Set<Integer> relOids, boolean allIncluded) throws CatalogReadException;
 
     /** The same catalog, with {@code filter} deciding what is included (a restored job's filter changes at a point). */
     CatalogSource withFilter(CatalogFilter filter);

@@ -204,7 +204,7 @@ final class ChangeStream implements AutoCloseable {
     }
 
     /** Seeds the catalog history and the decoder; the stream starts here. */
-    void start() throws SQLException {
+    void start() throws SQLException, io.walshadow.catalog.CatalogReadException {
         filter = CatalogFilter.of(List.of("public." + prefix + "*"), List.of());
         // seed javadoc: the snapshot first, then the insert position as the start
         CatalogSnapshot.Xids snapshot = CatalogSnapshot.Xids.parse(query("SELECT pg_current_snapshot()::text"));

@@ -211,7 +211,7 @@ final class SnapshotExport {
     }
 
     private Map<Integer, RelationDescriptor> included(CatalogLoader loader) throws SQLException {
-        CatalogSnapshot cat = loader.load(java.util.Set.of(), true);
+        CatalogSnapshot cat = loader.read(java.util.Set.of(), true);
         Map<Integer, RelationDescriptor> out = new TreeMap<>();
         for (LiveRelation r : cat.relations().values()) {
             if (r.included() && r.relkind() == 'r') {

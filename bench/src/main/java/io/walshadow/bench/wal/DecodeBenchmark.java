@@ -297,7 +297,8 @@ public final class DecodeBenchmark {
         }
 
         @Override
-        public CatalogSnapshot load(Set<Integer> relOids, boolean allIncluded) throws SQLException {
+        public CatalogSnapshot load(Set<Integer> relOids, boolean allIncluded)
+                throws io.walshadow.catalog.CatalogReadException {
             long t0 = System.nanoTime();
             try {
                 return inner.load(relOids, allIncluded);
