@@ -2,7 +2,10 @@ package io.walshadow.catalog;
 
 import java.util.Set;
 
-/** Reads the live catalog. {@link CatalogLoader} is the SQL implementation; tests fake it. */
+/**
+ * Reads the catalog: {@link io.walshadow.catalog.shadow.ShadowCatalogSource} as of the stream's position, and
+ * {@code io.walshadow.pg.JdbcCatalogSource} (the operators' PostgreSQL kit) the live one over JDBC; tests fake it.
+ */
 public interface CatalogSource {
 
     /**
