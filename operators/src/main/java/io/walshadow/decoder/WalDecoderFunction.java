@@ -251,7 +251,7 @@ public final class WalDecoderFunction extends ProcessFunction<XLogRecord, Buffer
 
     /**
      * Types as of the stream's position, from the catalog shadow; in an earlier build's state, from the live
-     * catalog on a connection of its own (the catalog loader's connection runs its own transactions).
+     * catalog on a connection of its own (the {@link JdbcCatalogSource}'s connection runs its own transactions).
      */
     private RowDecoder rowDecoder() throws SQLException {
         if (shadow != null) {
