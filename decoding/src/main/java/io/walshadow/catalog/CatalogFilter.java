@@ -15,7 +15,7 @@ import java.util.regex.Pattern;
  * <p>A relation is included when it matches at least one include pattern (an empty include list includes
  * everything) and no exclude pattern. Relations in system schemas ({@code pg_catalog}, {@code information_schema},
  * {@code pg_toast}, {@code pg_temp_*}, {@code pg_toast_temp_*}) are never included; a TOAST table is included
- * exactly when its owning table is (see {@link CatalogLoader}).
+ * exactly when its owning table is (see {@link CatalogSource#load}).
  *
  * <p>Partitions: by default each is a table of its own, matched by its own name. With {@link #partitionRoots()} a
  * partition is included through its root (the topmost partitioned table above it): the root's name is matched, and

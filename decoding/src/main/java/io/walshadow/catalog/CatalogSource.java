@@ -1,9 +1,11 @@
 package io.walshadow.catalog;
 
-import java.sql.SQLException;
 import java.util.Set;
 
-/** Reads the live catalog. {@link CatalogLoader} is the SQL implementation; tests fake it. */
+/**
+ * Reads the catalog: {@link io.walshadow.catalog.shadow.ShadowCatalogSource} as of the stream's position, and
+ * {@code io.walshadow.pg.JdbcCatalogSource} (the operators' PostgreSQL kit) the live one over JDBC; tests fake it.
+ */
 public interface CatalogSource {
 
     /**
@@ -12,7 +14,7 @@ public interface CatalogSource {
      * {@code allIncluded}, every relation the filter includes as well; and the TOAST tables of every included
      * relation returned.
      */
-    CatalogSnapshot load(Set<Integer> relOids, boolean allIncluded) throws SQLException;
+    CatalogSnapshot load(Set<Integer> relOids, boolean allIncluded) throws CatalogReadException;
 
     /** The same catalog, with {@code filter} deciding what is included (a restored job's filter changes at a point). */
     CatalogSource withFilter(CatalogFilter filter);

@@ -9,7 +9,6 @@ import io.walshadow.catalog.RelationResolver.Present;
 import io.walshadow.catalog.RelationResolver.Resolution;
 import io.walshadow.wal.Lsn;
 import io.walshadow.wal.RelFileLocator;
-import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.LinkedHashSet;
@@ -47,7 +46,7 @@ import java.util.function.IntPredicate;
  * start their history there (their earlier records are NOT_COVERED); relations it no longer includes are closed
  * EXCLUDED. Counted as {@code catalog_filter_changes_applied}, {@code catalog_relations_entered_filter}, {@code _left_filter}.
  *
- * <p>A boundary is applied atomically: the load happens before anything changes, so a failed call (SQLException)
+ * <p>A boundary is applied atomically: the load happens before anything changes, so a failed call ({@link CatalogReadException})
  * can be repeated. Boundaries at or before the last one applied are ignored (WAL re-read after a restart). Not
  * thread-safe.
  */
@@ -77,7 +76,7 @@ public final class CatalogTracker {
      *     their relations stay exact-or-ambiguous until the stream passes their commits.
      */
     public static CatalogTracker seed(CatalogFilter filter, CatalogSource source, long startLsn, int horizonXid)
-            throws SQLException {
+            throws CatalogReadException {
         long h = Integer.toUnsignedLong(horizonXid);
         return seed(filter, source, startLsn, new CatalogSnapshot.Xids(h, h, new long[0]));
     }
@@ -88,7 +87,7 @@ public final class CatalogTracker {
      * {@code startLsn}: every xid the snapshot shows as complete committed (or aborted) before {@code startLsn}.
      */
     public static CatalogTracker seed(CatalogFilter filter, CatalogSource source, long startLsn,
-                                      CatalogSnapshot.Xids startSnapshot) throws SQLException {
+                                      CatalogSnapshot.Xids startSnapshot) throws CatalogReadException {
         CatalogSnapshot snap = source.load(Set.of(), true);
         if (snap.lsn() != Lsn.INVALID && Long.compareUnsigned(snap.lsn(), startLsn) < 0) {
             throw new IllegalArgumentException("the catalog snapshot (WAL position " + Lsn.format(snap.lsn())
@@ -172,7 +171,7 @@ public final class CatalogTracker {
      * The stream is at {@code lsn}: applies the filter changes scheduled at or before it. Call before a record at
      * {@code lsn} is decoded. Returns the relations whose state changed (entered or left the filter).
      */
-    public List<CatalogChange> reach(long lsn) throws SQLException {
+    public List<CatalogChange> reach(long lsn) throws CatalogReadException {
         if (!history.seeded()) {
             if (Long.compareUnsigned(lsn, history.historyStart()) < 0) {
                 return List.of();
@@ -191,7 +190,7 @@ public final class CatalogTracker {
     }
 
     /** The deferred seed ({@link #seedAt}): every relation the filter includes, as the source has it now. */
-    private void seedNow() throws SQLException {
+    private void seedNow() throws CatalogReadException {
         CatalogSnapshot snap = source.load(Set.of(), true);
         if (snap.dbOid() != history.dbOid()) {
             throw new IllegalStateException("the catalog source reads database oid "
@@ -212,7 +211,7 @@ public final class CatalogTracker {
      * there are not visible yet (as at a seed). The boundary is not recorded as applied: a commit record at exactly
      * that position still applies after it.
      */
-    private List<CatalogChange> applyFilter(FilterChange f) throws SQLException {
+    private List<CatalogChange> applyFilter(FilterChange f) throws CatalogReadException {
         CatalogFilter next = CatalogFilter.fromSpec(f.filterSpec());
         CatalogSource nextSource = source.withFilter(next);
         XidVisibility v = history.visibility();
@@ -237,7 +236,7 @@ public final class CatalogTracker {
     }
 
     /** Applies a commit record. Returns the relations whose state changed at it. */
-    public List<CatalogChange> onCommit(CommitInfo c) throws SQLException {
+    public List<CatalogChange> onCommit(CommitInfo c) throws CatalogReadException {
         if (alreadyApplied(c.lsn())) {
             return List.of();
         }
@@ -283,7 +282,7 @@ public final class CatalogTracker {
      * {@code lsn}. Advances the horizon, and refreshes relations that waited for xids it now covers (a commit the
      * stream never showed, because it preceded the stream's start).
      */
-    public List<CatalogChange> onRunningXacts(long lsn, int oldestRunningXid) throws SQLException {
+    public List<CatalogChange> onRunningXacts(long lsn, int oldestRunningXid) throws CatalogReadException {
         if (alreadyApplied(lsn)) {
             return List.of();
         }
@@ -322,7 +321,7 @@ public final class CatalogTracker {
     }
 
     private List<CatalogChange> refresh(Set<Integer> oids, boolean all, Boundary b, int committingXid)
-            throws SQLException {
+            throws CatalogReadException {
         Set<Integer> request = new TreeSet<>(oids);
         if (all) {
             request.addAll(history.trackedRelations());
@@ -361,7 +360,7 @@ public final class CatalogTracker {
 
     /** Loads, retrying while the snapshot does not show the boundary yet. */
     private CatalogSnapshot loadShowing(CatalogSource from, Set<Integer> request, boolean all, long lsn,
-                                        int committingXid) throws SQLException {
+                                        int committingXid) throws CatalogReadException {
         for (int attempt = 0; ; attempt++) {
             CatalogSnapshot s = from.load(request, all);
             if (s.dbOid() != history.dbOid()) {
@@ -389,7 +388,7 @@ public final class CatalogTracker {
                 Thread.sleep(behindRetrySleepMillis);
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
-                throw new SQLException("interrupted while waiting for the live catalog to reach "
+                throw new CatalogReadException("interrupted while waiting for the live catalog to reach "
                         + Lsn.format(lsn), e);
             }
         }

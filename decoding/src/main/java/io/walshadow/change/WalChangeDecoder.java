@@ -1,6 +1,7 @@
 package io.walshadow.change;
 
 import io.walshadow.catalog.CatalogChange;
+import io.walshadow.catalog.CatalogReadException;
 import io.walshadow.catalog.CatalogTracker;
 import io.walshadow.catalog.CommitInfo;
 import io.walshadow.catalog.DescriptorHistory;
@@ -25,7 +26,6 @@ import io.walshadow.xact.XactInvalidations;
 import io.walshadow.xact.XactPrepare;
 import io.walshadow.xact.XactRecord;
 import io.walshadow.xact.XactRecordParser;
-import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -51,7 +51,7 @@ import java.util.function.BiFunction;
 public final class WalChangeDecoder {
     /** What each resource manager's records decode to, as PostgreSQL's decode.c dispatches by rmgr. */
     private interface RmgrHandler {
-        List<ChangeEvent> decode(XLogRecord r) throws SQLException;
+        List<ChangeEvent> decode(XLogRecord r) throws CatalogReadException;
     }
 
     private final Map<Integer, RmgrHandler> handlers = Map.of(
@@ -214,7 +214,7 @@ public final class WalChangeDecoder {
      * applied here) and events without any xid are not passed on. The latter are counted in
      * {@link DecoderCounters#eventsWithoutXid}.
      */
-    public List<BufferEvent> decodeForBuffer(XLogRecord r) throws SQLException {
+    public List<BufferEvent> decodeForBuffer(XLogRecord r) throws CatalogReadException {
         int recordTop = topXid(r); // before decode(): an end record makes the decoder forget the family
         List<ChangeEvent> events = decode(r);
         if (RunningXacts.is(r)) {
@@ -265,7 +265,7 @@ public final class WalChangeDecoder {
     }
 
     /** Events of one record, in order (usually zero or one; a MULTI_INSERT yields one per tuple). */
-    public List<ChangeEvent> decode(XLogRecord r) throws SQLException {
+    public List<ChangeEvent> decode(XLogRecord r) throws CatalogReadException {
         counters.records++;
         List<CatalogChange> refiltered = tracker.reach(r.lsn());
         if (!refiltered.isEmpty()) {
@@ -282,7 +282,7 @@ public final class WalChangeDecoder {
     }
 
     /** Standby: RUNNING_XACTS moves the xid reference and the horizon of what has ended. */
-    private List<ChangeEvent> standby(XLogRecord r) throws SQLException {
+    private List<ChangeEvent> standby(XLogRecord r) throws CatalogReadException {
         if (RunningXacts.is(r)) {
             RunningXacts rx = RunningXacts.of(r);
             advanceXidReference(rx.nextXid());
@@ -296,7 +296,7 @@ public final class WalChangeDecoder {
     }
 
     /** XLOG: full-page images of new pages; a checkpoint's absolute next full xid keeps the xid reference exact. */
-    private List<ChangeEvent> xlog(XLogRecord r) throws SQLException {
+    private List<ChangeEvent> xlog(XLogRecord r) throws CatalogReadException {
         if (r.rmgrInfo() == HeapRecordDecoder.XLOG_FPI) {
             return newPages(r);
         }
@@ -320,7 +320,7 @@ public final class WalChangeDecoder {
         return List.of();
     }
 
-    private List<ChangeEvent> heap(XLogRecord r) throws SQLException {
+    private List<ChangeEvent> heap(XLogRecord r) throws CatalogReadException {
         HeapRecordKind kind = HeapRecordDecoder.kind(r);
         if (kind == HeapRecordKind.TRUNCATE) {
             return truncate(r);
@@ -539,7 +539,7 @@ public final class WalChangeDecoder {
         return out;
     }
 
-    private List<ChangeEvent> xact(XLogRecord r) throws SQLException {
+    private List<ChangeEvent> xact(XLogRecord r) throws CatalogReadException {
         XactRecord x = XactRecordParser.parse(r);
         List<CatalogChange> changes = List.of();
         int db = history().dbOid();

@@ -1,7 +1,9 @@
 /**
  * Values from PostgreSQL's on-disk datum format (heap tuple attributes) to Java values and to PostgreSQL's text
- * output. Entry point: {@link io.walshadow.types.ValueDecoder}; type metadata from
- * {@link io.walshadow.types.SqlTypeCatalog} (or any {@link io.walshadow.catalog.TypeCatalog}).
+ * output. Entry point: {@link io.walshadow.types.ValueDecoder}; type metadata from any
+ * {@link io.walshadow.catalog.TypeCatalog}: the catalog shadow's {@link io.walshadow.catalog.shadow.ShadowTypes}, or
+ * a {@link io.walshadow.types.MapTypeCatalog} (the operators' {@code io.walshadow.pg.TypeCatalogLoader} reads one
+ * from the live catalog).
  *
  * <p>Java value per type (domains decode as their base type; {@code toText} prints the type's output function,
  * as COPY, psql, array_out and record_out do, under DateStyle ISO, TimeZone UTC, IntervalStyle postgres,

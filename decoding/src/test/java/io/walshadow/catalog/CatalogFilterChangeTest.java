@@ -10,7 +10,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.walshadow.catalog.Lookup.NotCoveredReason;
 import io.walshadow.catalog.Lookup.Outcome;
-import java.sql.SQLException;
 import java.util.List;
 import java.util.Set;
 import org.junit.jupiter.api.BeforeEach;
@@ -31,7 +30,7 @@ class CatalogFilterChangeTest {
     DescriptorHistory seeded;
 
     @BeforeEach
-    void seedWithT() throws SQLException {
+    void seedWithT() throws CatalogReadException {
         cat = new FakeCatalog();
         cat.put(rel(T, "t").col(intCol(1, "id"), 500).pk(T + 1, 500, 500, 1));
         FakeCatalog.Rel toast = rel(U_TOAST, "pg_toast_" + U).name("pg_toast", "pg_toast_" + U)

@@ -14,7 +14,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.walshadow.catalog.Lookup.NotCoveredReason;
 import io.walshadow.catalog.Lookup.Outcome;
 import io.walshadow.wal.RelFileLocator;
-import java.sql.SQLException;
 import java.util.List;
 import java.util.Set;
 import org.junit.jupiter.api.BeforeEach;
@@ -30,7 +29,7 @@ class CatalogTrackerTest {
     CatalogTracker tracker;
 
     @BeforeEach
-    void seedOneTable() throws SQLException {
+    void seedOneTable() throws CatalogReadException {
         cat = new FakeCatalog();
         cat.put(rel(T, "t").col(intCol(1, "id"), 500).col(textCol(2, "a"), 500).pk(T + 1, 500, 500, 1));
         tracker = CatalogTracker.seed(CatalogFilter.all(), cat, START, HORIZON);
@@ -64,7 +63,7 @@ class CatalogTrackerTest {
     }
 
     @Test
-    void aDeferredSeedLoadsWhenTheStreamReachesTheStart() throws SQLException {
+    void aDeferredSeedLoadsWhenTheStreamReachesTheStart() throws CatalogReadException {
         FakeCatalog later = new FakeCatalog();
         later.put(rel(T, "t").col(intCol(1, "id"), 500).col(textCol(2, "a"), 500));
         CatalogTracker t = CatalogTracker.seedAt(CatalogFilter.all(), later, FakeCatalog.DB, START);
@@ -82,7 +81,7 @@ class CatalogTrackerTest {
     }
 
     @Test
-    void commitWithoutInvalidationsLoadsNothing() throws SQLException {
+    void commitWithoutInvalidationsLoadsNothing() throws CatalogReadException {
         int before = cat.loads;
         assertTrue(tracker.onCommit(CommitInfo.plain(0x2000, 1500, FakeCatalog.DB)).isEmpty());
         assertEquals(before, cat.loads);
@@ -90,7 +89,7 @@ class CatalogTrackerTest {
     }
 
     @Test
-    void addColumnInStepStartsNewVersionAtCommit() throws SQLException {
+    void addColumnInStepStartsNewVersionAtCommit() throws CatalogReadException {
         cat.put(rel(T, "t").classXmin(1500).col(intCol(1, "id"), 500).col(textCol(2, "a"), 500)
                 .col(intCol(3, "c"), 1500).pk(T + 1, 500, 500, 1));
         List<CatalogChange> ch = tracker.onCommit(commit(0x2000, 1500, Set.of(T)));
@@ -107,7 +106,7 @@ class CatalogTrackerTest {
     }
 
     @Test
-    void laggingAddColumnIsExcludedUntilItsCommit() throws SQLException {
+    void laggingAddColumnIsExcludedUntilItsCommit() throws CatalogReadException {
         // live catalog already has b (xid 1500, being applied) and c (xid 1501, not reached); ADD COLUMN updates
         // pg_class in the same transaction, so pg_class.xmin is 1501
         cat.put(rel(T, "t").classXmin(1501).col(intCol(1, "id"), 500).col(textCol(2, "a"), 500)
@@ -126,7 +125,7 @@ class CatalogTrackerTest {
     }
 
     @Test
-    void laggingRenameDecodesWithThePreviousShapeUntilItsCommit() throws SQLException {
+    void laggingRenameDecodesWithThePreviousShapeUntilItsCommit() throws CatalogReadException {
         // xid 1500 added b (and updated pg_class); xid 1501 renamed a to z (rewrote the attribute row only): the
         // storage is unchanged, so a's row as prev knew it is what the tuples between the two commits have
         cat.put(rel(T, "t").classXmin(1500).col(intCol(1, "id"), 500).col(textCol(2, "z"), 1501)
@@ -145,7 +144,7 @@ class CatalogTrackerTest {
     }
 
     @Test
-    void laggingRewriteOfAColumnFailsClosedWhenTheStorageIsNotPrevs() throws SQLException {
+    void laggingRewriteOfAColumnFailsClosedWhenTheStorageIsNotPrevs() throws CatalogReadException {
         // xid 1500 rewrote t (ALTER TYPE: new relfilenode, pg_class row visible) and xid 1501 later renamed the
         // rewritten column: its row at 1500 (the new type) is lost, and the tuples on the new storage need it
         cat.put(rel(T, "t").classXmin(1500).relNumber(T + 7).col(intCol(1, "id"), 500).col(textCol(2, "z"), 1501)
@@ -160,7 +159,7 @@ class CatalogTrackerTest {
     }
 
     @Test
-    void laterRewriteOfAnUnchangedColumnIsExactWhenNothingDecodingRelevantDiffers() throws SQLException {
+    void laterRewriteOfAnUnchangedColumnIsExactWhenNothingDecodingRelevantDiffers() throws CatalogReadException {
         // xid 1501 (not reached) did ALTER COLUMN a SET DEFAULT: the row is rewritten, its shape is the same
         cat.put(rel(T, "t").classXmin(500).col(intCol(1, "id"), 500).col(textCol(2, "a"), 1501)
                 .pk(T + 1, 500, 500, 1));
@@ -170,7 +169,7 @@ class CatalogTrackerTest {
     }
 
     @Test
-    void laterTruncateKeepsTheStorageTheCommitDidNotDrop() throws SQLException {
+    void laterTruncateKeepsTheStorageTheCommitDidNotDrop() throws CatalogReadException {
         int f2 = 20000;
         // 1500 added b; 1501 (not reached) truncated: new relfilenode, pg_class.xmin 1501
         cat.put(rel(T, "t").classXmin(1501).relNumber(f2).col(intCol(1, "id"), 500).col(textCol(2, "a"), 500)
@@ -187,7 +186,7 @@ class CatalogTrackerTest {
     }
 
     @Test
-    void storageUnknownWhenTheCommitRewroteAndALaterOneRewroteAgain() throws SQLException {
+    void storageUnknownWhenTheCommitRewroteAndALaterOneRewroteAgain() throws CatalogReadException {
         // 1500 rewrote (drops T's first file, new relfilenode unknown now), 1501 rewrote again into 30000
         cat.put(rel(T, "t").classXmin(1501).relNumber(30000).col(intCol(1, "id"), 500).col(textCol(2, "a"), 500)
                 .pk(T + 1, 500, 500, 1));
@@ -201,7 +200,7 @@ class CatalogTrackerTest {
     }
 
     @Test
-    void createdRelfilenodeHintMakesARewriteExact() throws SQLException {
+    void createdRelfilenodeHintMakesARewriteExact() throws CatalogReadException {
         cat.put(rel(T, "t").classXmin(1501).relNumber(30000).col(intCol(1, "id"), 500).col(textCol(2, "a"), 500)
                 .pk(T + 1, 500, 500, 1));
         tracker.onCommit(new CommitInfo(0x2000, 1500, null, FakeCatalog.DB, Set.of(T), false, Set.of(loc(T)),
@@ -211,7 +210,7 @@ class CatalogTrackerTest {
     }
 
     @Test
-    void relationCreatedInTheCommittingTransactionResolvesAtTheCommit() throws SQLException {
+    void relationCreatedInTheCommittingTransactionResolvesAtTheCommit() throws CatalogReadException {
         int n = 17000;
         cat.put(rel(n, "n").classXmin(1500).col(intCol(1, "x"), 1500));
         List<CatalogChange> ch = tracker.onCommit(commit(0x2000, 1500, Set.of(n)));
@@ -222,7 +221,7 @@ class CatalogTrackerTest {
     }
 
     @Test
-    void newRelationWithALaterGrantIsExact() throws SQLException {
+    void newRelationWithALaterGrantIsExact() throws CatalogReadException {
         int n = 17000;
         // pg_class row rewritten by a later GRANT (1501); relfilenode == oid proves it was never rewritten
         cat.put(rel(n, "n").classXmin(1501).col(intCol(1, "x"), 1500));
@@ -232,7 +231,7 @@ class CatalogTrackerTest {
     }
 
     @Test
-    void newRelationWithALaterAddColumnIsExact() throws SQLException {
+    void newRelationWithALaterAddColumnIsExact() throws CatalogReadException {
         int n = 17000;
         cat.put(rel(n, "n").classXmin(1501).col(intCol(1, "x"), 1500).col(intCol(2, "y"), 1501));
         tracker.onCommit(commit(0x2000, 1500, Set.of(n)));
@@ -240,7 +239,7 @@ class CatalogTrackerTest {
     }
 
     @Test
-    void columnAddedByTheCommitAndRewrittenLaterIsAmbiguous() throws SQLException {
+    void columnAddedByTheCommitAndRewrittenLaterIsAmbiguous() throws CatalogReadException {
         // 1500 added b; 1501 renamed it (b's row now has xmin 1501); 1502 touched pg_class. b is past prev's column
         // count, so it would read as "added later" only if its xmin matched pg_class.xmin: it does not, so the
         // column cannot be placed
@@ -253,7 +252,7 @@ class CatalogTrackerTest {
     }
 
     @Test
-    void dropTableClosesTheRelation() throws SQLException {
+    void dropTableClosesTheRelation() throws CatalogReadException {
         cat.relations.remove(T);
         List<CatalogChange> ch = tracker.onCommit(commit(0x2000, 1500, Set.of(T), Set.of(loc(T))));
         assertEquals(NotCoveredReason.DROPPED, ch.get(0).closedAs());
@@ -263,7 +262,7 @@ class CatalogTrackerTest {
     }
 
     @Test
-    void relationDroppedByALaterTransactionIsAmbiguousUntilThatDrop() throws SQLException {
+    void relationDroppedByALaterTransactionIsAmbiguousUntilThatDrop() throws CatalogReadException {
         cat.relations.remove(T);
         tracker.onCommit(commit(0x2000, 1500, Set.of(T), Set.of()));
         Lookup l = h().lookup(loc(T), 0x2000);
@@ -279,7 +278,7 @@ class CatalogTrackerTest {
     }
 
     @Test
-    void relationLeavingTheFilterIsExcluded() throws SQLException {
+    void relationLeavingTheFilterIsExcluded() throws CatalogReadException {
         cat.put(rel(T, "t").classXmin(1500).name("archive", "t").excluded());
         List<CatalogChange> ch = tracker.onCommit(commit(0x2000, 1500, Set.of(T)));
         assertEquals(NotCoveredReason.EXCLUDED, ch.get(0).closedAs());
@@ -287,7 +286,7 @@ class CatalogTrackerTest {
     }
 
     @Test
-    void relationBecomingUnloggedIsNotLogged() throws SQLException {
+    void relationBecomingUnloggedIsNotLogged() throws CatalogReadException {
         cat.put(rel(T, "t").classXmin(1500).relNumber(21000).persistence('u').col(intCol(1, "id"), 500)
                 .col(textCol(2, "a"), 500).pk(T + 1, 500, 500, 1));
         tracker.onCommit(commit(0x2000, 1500, Set.of(T), Set.of(loc(T))));
@@ -296,7 +295,7 @@ class CatalogTrackerTest {
     }
 
     @Test
-    void foreignDatabaseAndSharedCatalogs() throws SQLException {
+    void foreignDatabaseAndSharedCatalogs() throws CatalogReadException {
         assertEquals(Outcome.FOREIGN_DB, h().lookup(new RelFileLocator(1663, 77, T), START).outcome());
         assertNull(h().lookup(new RelFileLocator(1663, 77, T), START).descriptorOrSkip());
         assertEquals(NotCoveredReason.SHARED_CATALOG, h().lookup(new RelFileLocator(1664, 0, 1262), START).reason());
@@ -308,7 +307,7 @@ class CatalogTrackerTest {
     }
 
     @Test
-    void boundariesAreAppliedOnce() throws SQLException {
+    void boundariesAreAppliedOnce() throws CatalogReadException {
         cat.put(rel(T, "t").classXmin(1500).col(intCol(1, "id"), 500).col(textCol(2, "a"), 500)
                 .col(intCol(3, "c"), 1500).pk(T + 1, 500, 500, 1));
         tracker.onCommit(commit(0x2000, 1500, Set.of(T)));
@@ -320,19 +319,19 @@ class CatalogTrackerTest {
     }
 
     @Test
-    void failedLoadLeavesStateUntouchedAndCanBeRepeated() throws SQLException {
+    void failedLoadLeavesStateUntouchedAndCanBeRepeated() throws CatalogReadException {
         cat.put(rel(T, "t").classXmin(1500).col(intCol(1, "id"), 500).col(textCol(2, "a"), 500)
                 .col(intCol(3, "c"), 1500).pk(T + 1, 500, 500, 1));
         byte[] before = CatalogHistorySerializer.toBytes(h());
-        cat.failNext = new SQLException("connection reset");
-        assertThrows(SQLException.class, () -> tracker.onCommit(commit(0x2000, 1500, Set.of(T))));
+        cat.failNext = new CatalogReadException("connection reset");
+        assertThrows(CatalogReadException.class, () -> tracker.onCommit(commit(0x2000, 1500, Set.of(T))));
         assertEquals(java.util.Arrays.toString(before), java.util.Arrays.toString(CatalogHistorySerializer.toBytes(h())));
         tracker.onCommit(commit(0x2000, 1500, Set.of(T)));
         assertEquals(3, h().lookup(loc(T), 0x2000).descriptor().natts());
     }
 
     @Test
-    void catalogBehindTheBoundaryIsRetriedThenRefused() throws SQLException {
+    void catalogBehindTheBoundaryIsRetriedThenRefused() throws CatalogReadException {
         tracker.withBehindRetries(3, 0);
         cat.lsn = 0x1500; // the snapshot precedes the commit
         assertThrows(CatalogBehindException.class, () -> tracker.onCommit(commit(0x2000, 1500, Set.of(T))));
@@ -346,7 +345,7 @@ class CatalogTrackerTest {
     }
 
     @Test
-    void seedWithInFlightDdlWaitsForTheHorizon() throws SQLException {
+    void seedWithInFlightDdlWaitsForTheHorizon() throws CatalogReadException {
         FakeCatalog c = new FakeCatalog();
         // column b added by xid 1200 (after the horizon 1000): its commit preceded the stream start, so the stream
         // will not show it; a later RUNNING_XACTS whose oldest running xid passes 1200 resolves it
@@ -370,7 +369,7 @@ class CatalogTrackerTest {
     }
 
     @Test
-    void identityIndexRules() throws SQLException {
+    void identityIndexRules() throws CatalogReadException {
         // a primary key created later (index row and index pg_class row both by 1501) is ignored at 1500
         cat.put(rel(T, "t").classXmin(1500).col(intCol(1, "id"), 500).col(textCol(2, "a"), 500)
                 .pk(T + 1, 500, 500, 1).pk(T + 2, 1501, 1501, 2));
@@ -393,7 +392,7 @@ class CatalogTrackerTest {
     }
 
     @Test
-    void replicaIdentityIndex() throws SQLException {
+    void replicaIdentityIndex() throws CatalogReadException {
         FakeCatalog.Rel r = rel(T, "t").classXmin(1500).replident('i').col(intCol(1, "id"), 500)
                 .col(textCol(2, "a"), 500).pk(T + 1, 500, 500, 1);
         r.indexes.add(new LiveRelation.Index(T + 2, false, true, List.of(2, 1), 1500, 1500));
@@ -405,7 +404,7 @@ class CatalogTrackerTest {
     }
 
     @Test
-    void toastTableFollowsItsOwner() throws SQLException {
+    void toastTableFollowsItsOwner() throws CatalogReadException {
         int toast = 16390;
         FakeCatalog.Rel tr = rel(toast, "pg_toast_" + T).name("pg_toast", "pg_toast_" + T).classXmin(1500)
                 .col(new Column(1, "chunk_id", 26, -1, 4, 'i', true, 'p', false, false, null), 1500)
@@ -424,7 +423,7 @@ class CatalogTrackerTest {
     }
 
     @Test
-    void refreshAllFindsNewRelations() throws SQLException {
+    void refreshAllFindsNewRelations() throws CatalogReadException {
         cat.put(rel(17000, "n").classXmin(1500).col(intCol(1, "x"), 1500));
         tracker.onCommit(new CommitInfo(0x2000, 1500, null, FakeCatalog.DB, Set.of(), true, null, null));
         assertEquals(Outcome.PRESENT, h().lookup(loc(17000), 0x2000).outcome());
@@ -432,7 +431,7 @@ class CatalogTrackerTest {
     }
 
     @Test
-    void pruneForgetsClosedVersions() throws SQLException {
+    void pruneForgetsClosedVersions() throws CatalogReadException {
         cat.relations.remove(T);
         tracker.onCommit(commit(0x2000, 1500, Set.of(T), Set.of(loc(T))));
         assertEquals(1, h().versionCount());
@@ -443,7 +442,7 @@ class CatalogTrackerTest {
     }
 
     @Test
-    void missingValueUnresolvedIsKeptByIdentity() throws SQLException {
+    void missingValueUnresolvedIsKeptByIdentity() throws CatalogReadException {
         Column m = new Column(3, "j", 3802, -1, -1, 'i', false, 'x', false, false, Column.UNRESOLVED_MISSING);
         cat.put(rel(T, "t").classXmin(1500).col(intCol(1, "id"), 500).col(textCol(2, "a"), 500).col(m, 1500)
                 .pk(T + 1, 500, 500, 1));
@@ -459,7 +458,7 @@ class CatalogTrackerTest {
     }
 
     @Test
-    void relationCreatedByAnUnreachedTransactionIsAmbiguousUntilItsCommit() throws SQLException {
+    void relationCreatedByAnUnreachedTransactionIsAmbiguousUntilItsCommit() throws CatalogReadException {
         FakeCatalog c = new FakeCatalog();
         // created by 1200, in progress at the start (its commit comes later in the stream); records on its
         // relfilenode before that commit can only be 1200's own, which wait for its commit
@@ -474,7 +473,7 @@ class CatalogTrackerTest {
     }
 
     @Test
-    void startSnapshotMakesCompletedXidsVisible() throws SQLException {
+    void startSnapshotMakesCompletedXidsVisible() throws CatalogReadException {
         FakeCatalog c = new FakeCatalog();
         // 1250 completed before the start although a transaction older than it (1200) was still running
         c.put(rel(T, "t").classXmin(1250).col(intCol(1, "id"), 1250).col(intCol(2, "b"), 1250));
@@ -485,7 +484,7 @@ class CatalogTrackerTest {
     }
 
     @Test
-    void rowsWrittenBySubtransactionsAreVisibleAtTheirTopLevelCommit() throws SQLException {
+    void rowsWrittenBySubtransactionsAreVisibleAtTheirTopLevelCommit() throws CatalogReadException {
         // ADD COLUMN inside a savepoint: the rows carry the subxid
         cat.put(rel(T, "t").classXmin(1502).col(intCol(1, "id"), 500).col(textCol(2, "a"), 500)
                 .col(intCol(3, "c"), 1502).pk(T + 1, 500, 500, 1));

@@ -1,7 +1,6 @@
 package io.walshadow.catalog;
 
 import io.walshadow.wal.RelFileLocator;
-import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -17,15 +16,15 @@ final class FakeCatalog implements CatalogSource {
     long lsn = 0;
     CatalogSnapshot.Xids xids = null;
     int loads = 0;
-    SQLException failNext;
+    CatalogReadException failNext;
     final List<Set<Integer>> requests = new ArrayList<>();
 
     @Override
-    public CatalogSnapshot load(Set<Integer> relOids, boolean allIncluded) throws SQLException {
+    public CatalogSnapshot load(Set<Integer> relOids, boolean allIncluded) throws CatalogReadException {
         loads++;
         requests.add(Set.copyOf(relOids));
         if (failNext != null) {
-            SQLException e = failNext;
+            CatalogReadException e = failNext;
             failNext = null;
             throw e;
         }
@@ -52,7 +51,7 @@ final class FakeCatalog implements CatalogSource {
         FakeCatalog view = this;
         return new CatalogSource() {
             @Override
-            public CatalogSnapshot load(Set<Integer> relOids, boolean allIncluded) throws SQLException {
+            public CatalogSnapshot load(Set<Integer> relOids, boolean allIncluded) throws CatalogReadException {
                 CatalogFilter saved = view.filter;
                 view.filter = f;
                 try {

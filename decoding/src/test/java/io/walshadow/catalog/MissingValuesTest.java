@@ -8,7 +8,10 @@ import java.nio.ByteBuffer;
 import java.util.HexFormat;
 import org.junit.jupiter.api.Test;
 
-/** Send-format parsing and conversion; the byte-for-byte check against PostgreSQL is CatalogLoaderMissingValueIT. */
+/**
+ * Send-format parsing and conversion; the byte-for-byte check against PostgreSQL is the operators'
+ * JdbcCatalogSourceMissingValueIT.
+ */
 class MissingValuesTest {
     static byte[] hex(String h) {
         return HexFormat.of().parseHex(h);

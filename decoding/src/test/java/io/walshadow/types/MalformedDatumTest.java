@@ -133,7 +133,7 @@ class MalformedDatumTest {
                 new Column(1, "a", Oids.INT4, -1, 4, 'i', true, 'p', false, false, null),
                 new Column(2, "gone", 0, -1, 8, 'd', true, 'p', true, false, null),
                 new Column(3, "b", Oids.TEXT, -1, -1, 'i', false, 'x', false, false, null));
-        ValueDecoder d = new ValueDecoder(new SqlTypeCatalog(types, Map.of(9003, pair)));
+        ValueDecoder d = new ValueDecoder(new MapTypeCatalog(types, Map.of(9003, pair)));
         // int4[] {7}: ndim 1, dataoffset 0, elemtype 23, dim 1, lbound 1, then data at MAXALIGN(16 + 8) = 24
         byte[] ok = varlena4(hex("01000000 00000000 17000000 01000000 01000000 07000000"));
         PgArray a = (PgArray) d.decode(1007, -1, ok, 0, ok.length);
@@ -264,7 +264,7 @@ class MalformedDatumTest {
                 9014, new PgType(9014, "s", "pathmultirange", -1, false, 'i', 'm', 'R', 0, 0, -1, 0, Map.of(), 0,
                         9013),
                 9015, new PgType(9015, "s", "unknownrange", -1, false, 'd', 'r', 'R', 0, 0, -1, 0, Map.of()));
-        ValueDecoder d = new ValueDecoder(new SqlTypeCatalog(types, Map.of()));
+        ValueDecoder d = new ValueDecoder(new MapTypeCatalog(types, Map.of()));
         // floatrange [1.5,2.5): range type oid, the bounds (8-aligned from the datum's start), flags
         byte[] fr = varlena4(hex("33230000 000000000000f83f 0000000000000440 02"));
         assertEquals("[1.5,2.5)", d.decode(9011, -1, fr, 0, fr.length));

@@ -107,7 +107,7 @@ final class Preflight {
     private static void undecodableColumns(Connection c, JobConfig config) throws SQLException {
         CatalogFilter filter = CatalogFilter.parse(config.include(), config.exclude());
         io.walshadow.types.ValueDecoder values = new io.walshadow.types.ValueDecoder(
-                io.walshadow.types.SqlTypeCatalog.load(c));
+                io.walshadow.pg.TypeCatalogLoader.load(c));
         List<String> failing = new ArrayList<>();
         try (Statement st = c.createStatement();
              ResultSet rs = st.executeQuery("SELECT n.nspname, k.relname, a.attname, a.atttypid,"

@@ -6,9 +6,9 @@ import io.walshadow.change.DeferredRecord;
 import io.walshadow.change.RowChange;
 import io.walshadow.change.RowDecoder;
 import io.walshadow.change.WalChangeDecoder;
-import io.walshadow.pg.PgConnectionConfig;
 import io.walshadow.change.ColumnDecodeException;
-import io.walshadow.types.SqlTypeCatalog;
+import io.walshadow.pg.PgConnectionConfig;
+import io.walshadow.pg.TypeCatalogLoader;
 import io.walshadow.types.ValueDecoder;
 import java.sql.Connection;
 import java.sql.SQLException;
@@ -56,7 +56,7 @@ final class DeferredDecoding {
 
     private RowDecoder load() throws SQLException {
         try (Connection c = pg.openSql()) {
-            return new RowDecoder(new ValueDecoder(SqlTypeCatalog.load(c)));
+            return new RowDecoder(new ValueDecoder(TypeCatalogLoader.load(c)));
         }
     }
 }

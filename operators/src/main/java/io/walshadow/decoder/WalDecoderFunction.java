@@ -2,7 +2,6 @@ package io.walshadow.decoder;
 
 import io.walshadow.catalog.CatalogFilter;
 import io.walshadow.catalog.CatalogHistorySerializer;
-import io.walshadow.catalog.CatalogLoader;
 import io.walshadow.catalog.CatalogSnapshot;
 import io.walshadow.catalog.CatalogSource;
 import io.walshadow.catalog.shadow.ShadowCatalog;
@@ -18,9 +17,10 @@ import io.walshadow.change.ColumnDecodeException;
 import io.walshadow.change.RowDecoder;
 import io.walshadow.change.WalChangeDecoder;
 import io.walshadow.change.XactEvent;
+import io.walshadow.pg.JdbcCatalogSource;
 import io.walshadow.pg.PgConnectionConfig;
+import io.walshadow.pg.TypeCatalogLoader;
 import io.walshadow.snapshot.StartPoint;
-import io.walshadow.types.SqlTypeCatalog;
 import io.walshadow.types.UndecodableColumns;
 import io.walshadow.types.ValueDecoder;
 import io.walshadow.wal.Lsn;
@@ -162,7 +162,7 @@ public final class WalDecoderFunction extends ProcessFunction<XLogRecord, Buffer
                     + "history continues from the live catalog, which DDL the job has not reached yet can make "
                     + "ambiguous (CatalogAheadException); start the job afresh to follow the catalog from the WAL");
             catalogConnection = pg.openSql();
-            tracker = restore(filter, new CatalogLoader(catalogConnection, filter));
+            tracker = restore(filter, new JdbcCatalogSource(catalogConnection, filter));
         } else {
             if (catalogBootstrap == null || start == null) {
                 throw new IllegalStateException("a new job needs the catalog bootstrap taken when it was built "
@@ -251,7 +251,7 @@ public final class WalDecoderFunction extends ProcessFunction<XLogRecord, Buffer
 
     /**
      * Types as of the stream's position, from the catalog shadow; in an earlier build's state, from the live
-     * catalog on a connection of its own (the catalog loader's connection runs its own transactions).
+     * catalog on a connection of its own (the {@link JdbcCatalogSource}'s connection runs its own transactions).
      */
     private RowDecoder rowDecoder() throws SQLException {
         if (shadow != null) {
@@ -260,7 +260,7 @@ public final class WalDecoderFunction extends ProcessFunction<XLogRecord, Buffer
             return countedRowDecoder(new ValueDecoder(types));
         }
         try (Connection c = pg.openSql()) {
-            return countedRowDecoder(new ValueDecoder(SqlTypeCatalog.load(c)));
+            return countedRowDecoder(new ValueDecoder(TypeCatalogLoader.load(c)));
         }
     }
 

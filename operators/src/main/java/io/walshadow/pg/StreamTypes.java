@@ -5,7 +5,6 @@ import io.walshadow.catalog.PgType;
 import io.walshadow.catalog.TypeCatalog;
 import io.walshadow.catalog.TypeSet;
 import io.walshadow.types.ExtensionTypes;
-import io.walshadow.types.SqlTypeCatalog;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.util.List;
@@ -118,7 +117,7 @@ public final class StreamTypes implements TypeCatalog {
 
     private void reload() {
         try (Connection c = pg.openSql()) {
-            live = SqlTypeCatalog.load(c);
+            live = TypeCatalogLoader.load(c);
             liveFresh = true;
         } catch (SQLException e) {
             throw new IllegalStateException("loading PostgreSQL types: " + e.getMessage(), e);

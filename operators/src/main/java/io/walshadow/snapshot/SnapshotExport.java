@@ -1,11 +1,11 @@
 package io.walshadow.snapshot;
 
 import io.walshadow.catalog.CatalogFilter;
-import io.walshadow.catalog.CatalogLoader;
 import io.walshadow.catalog.CatalogSnapshot;
 import io.walshadow.catalog.LiveDescriptors;
 import io.walshadow.catalog.LiveRelation;
 import io.walshadow.catalog.RelationDescriptor;
+import io.walshadow.pg.JdbcCatalogSource;
 import io.walshadow.pg.PgConnectionConfig;
 import java.sql.Connection;
 import java.sql.ResultSet;
@@ -79,7 +79,7 @@ final class SnapshotExport {
     Opened open() throws SQLException, InterruptedException {
         try (Connection c = pg.openSql()) {
             awaitStartTransactions(c);
-            CatalogLoader loader = new CatalogLoader(c, filter);
+            JdbcCatalogSource loader = new JdbcCatalogSource(c, filter);
             Connection locks = pg.openSql();
             try {
                 locks.setAutoCommit(false);
@@ -91,7 +91,7 @@ final class SnapshotExport {
         }
     }
 
-    private Opened lockAndExport(CatalogLoader loader, Connection locks) throws SQLException, InterruptedException {
+    private Opened lockAndExport(JdbcCatalogSource loader, Connection locks) throws SQLException, InterruptedException {
         for (int round = 1; ; round++) {
             Set<Integer> held = lockedBy(locks);
             List<RelationDescriptor> unlocked = new ArrayList<>();
@@ -210,8 +210,8 @@ final class SnapshotExport {
         return SnapshotChunkReader.relPages(c, Integer.toUnsignedString(relOid) + "::oid::regclass");
     }
 
-    private Map<Integer, RelationDescriptor> included(CatalogLoader loader) throws SQLException {
-        CatalogSnapshot cat = loader.load(java.util.Set.of(), true);
+    private Map<Integer, RelationDescriptor> included(JdbcCatalogSource loader) throws SQLException {
+        CatalogSnapshot cat = loader.read(java.util.Set.of(), true);
         Map<Integer, RelationDescriptor> out = new TreeMap<>();
         for (LiveRelation r : cat.relations().values()) {
             if (r.included() && r.relkind() == 'r') {

@@ -2,9 +2,9 @@ package io.walshadow.snapshot;
 
 import io.walshadow.catalog.CatalogFilter;
 import io.walshadow.change.BufferEvent;
-import io.walshadow.sink.ClickHouseSinkOptions;
 import io.walshadow.pg.PgConnectionConfig;
-import io.walshadow.types.SqlTypeCatalog;
+import io.walshadow.pg.TypeCatalogLoader;
+import io.walshadow.sink.ClickHouseSinkOptions;
 import io.walshadow.types.TextValues;
 import java.io.IOException;
 import java.sql.SQLException;
@@ -185,7 +185,7 @@ final class SnapshotSplitReader implements SplitReader<BufferEvent, SnapshotSpli
     private void reconnect(String id) throws SQLException {
         closeReader();
         reader = SnapshotChunkReader.open(pg, id, TextValues.SESSION_SETTINGS);
-        io.walshadow.catalog.TypeCatalog types = SqlTypeCatalog.load(reader.connection());
+        io.walshadow.catalog.TypeCatalog types = TypeCatalogLoader.load(reader.connection());
         values = new TextValues(types);
         shaper = new io.walshadow.change.RowDecoder(new io.walshadow.types.ValueDecoder(types), undecodable);
         LOG.info("snapshot reader imported snapshot {}", id);

@@ -1,8 +1,8 @@
 package io.walshadow.snapshot;
 
 import io.walshadow.catalog.CatalogSnapshot;
-import io.walshadow.catalog.shadow.CatalogBootstrap;
 import io.walshadow.catalog.shadow.ShadowCatalogSerializer;
+import io.walshadow.pg.CatalogBootstrap;
 import io.walshadow.pg.PgConnectionConfig;
 import io.walshadow.source.ReplicationSlots;
 import io.walshadow.wal.Lsn;

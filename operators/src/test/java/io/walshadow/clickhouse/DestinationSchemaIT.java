@@ -6,13 +6,14 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.walshadow.catalog.CatalogFilter;
-import io.walshadow.catalog.CatalogLoader;
 import io.walshadow.catalog.Column;
 import io.walshadow.catalog.LiveRelation;
 import io.walshadow.catalog.RelationDescriptor;
+import io.walshadow.pg.JdbcCatalogSource;
+import io.walshadow.pg.TypeCatalogLoader;
 import io.walshadow.testing.LocalClickHouse;
 import io.walshadow.testing.LocalPg;
-import io.walshadow.types.SqlTypeCatalog;
+import io.walshadow.types.MapTypeCatalog;
 import java.sql.Connection;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -123,11 +124,11 @@ class DestinationSchemaIT {
         }
         ddl.append("c_dropped int4, PRIMARY KEY (id, c_int2))");
         RelationDescriptor d;
-        SqlTypeCatalog types;
+        MapTypeCatalog types;
         try (Connection c = LocalPg.connect()) {
             LocalPg.exec(c, ddl.toString(), "ALTER TABLE " + schema + ".all_types DROP COLUMN c_dropped");
             d = descriptor(c, "all_types");
-            types = SqlTypeCatalog.load(c);
+            types = TypeCatalogLoader.load(c);
         }
         assertTrue(d.columns().stream().anyMatch(Column::dropped), "the dropped column is in the descriptor");
 
@@ -161,11 +162,11 @@ class DestinationSchemaIT {
     @Test
     void tableWithoutIdentityIsOrderedByTid() throws Exception {
         RelationDescriptor d;
-        SqlTypeCatalog types;
+        MapTypeCatalog types;
         try (Connection c = LocalPg.connect()) {
             LocalPg.exec(c, "CREATE TABLE " + schema + ".nopk (a int4, b text NOT NULL)");
             d = descriptor(c, "nopk");
-            types = SqlTypeCatalog.load(c);
+            types = TypeCatalogLoader.load(c);
         }
         assertTrue(d.identityAttnums().isEmpty());
         try (ClickHouseConnection ch = LocalClickHouse.connect()) {
@@ -203,11 +204,11 @@ class DestinationSchemaIT {
     @Test
     void modernServerGetsDateTime64() throws Exception {
         RelationDescriptor d;
-        SqlTypeCatalog types;
+        MapTypeCatalog types;
         try (Connection c = LocalPg.connect()) {
             LocalPg.exec(c, "CREATE TABLE " + schema + ".ts (id int4 PRIMARY KEY, t timestamptz, u timestamp[])");
             d = descriptor(c, "ts");
-            types = SqlTypeCatalog.load(c);
+            types = TypeCatalogLoader.load(c);
         }
         String sql = DestinationSchema.createTableSql(d, types, ServerCapabilities.of("23.8.2.7"), "db");
         assertTrue(sql.contains("`t` Nullable(DateTime64(6, 'UTC'))"), sql);
@@ -227,7 +228,7 @@ class DestinationSchemaIT {
         int relOid = Integer.parseInt(LocalPg.queryString(c, "SELECT '" + schema + "." + table + "'::regclass::oid"));
         LiveRelation live;
         try (Connection lc = LocalPg.connect()) {
-            live = new CatalogLoader(lc, CatalogFilter.parse(schema + ".*", null)).load(Set.of(relOid), false)
+            live = new JdbcCatalogSource(lc, CatalogFilter.parse(schema + ".*", null)).load(Set.of(relOid), false)
                     .relations().get(relOid);
         }
         assertNotNull(live);

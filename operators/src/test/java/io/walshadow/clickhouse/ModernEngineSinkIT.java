@@ -9,12 +9,13 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.walshadow.catalog.CatalogChange;
 import io.walshadow.catalog.CatalogFilter;
-import io.walshadow.catalog.CatalogLoader;
 import io.walshadow.catalog.Column;
 import io.walshadow.catalog.LiveRelation;
 import io.walshadow.catalog.RelationDescriptor;
 import io.walshadow.change.RowChange;
 import io.walshadow.heap.Tid;
+import io.walshadow.pg.JdbcCatalogSource;
+import io.walshadow.pg.TypeCatalogLoader;
 import io.walshadow.sink.DestTable;
 import io.walshadow.sink.SinkBatch;
 import io.walshadow.sink.SinkStep;
@@ -24,7 +25,7 @@ import io.walshadow.types.PgArray;
 import io.walshadow.types.PgDate;
 import io.walshadow.types.PgNumeric;
 import io.walshadow.types.PgTimestamp;
-import io.walshadow.types.SqlTypeCatalog;
+import io.walshadow.types.MapTypeCatalog;
 import io.walshadow.types.ValueDecoder;
 import io.walshadow.wal.Lsn;
 import io.walshadow.xact.PgTimestamps;
@@ -81,7 +82,7 @@ class ModernEngineSinkIT {
         RelationDescriptor d1;
         RelationDescriptor d2;
         RelationDescriptor d3;
-        SqlTypeCatalog types;
+        MapTypeCatalog types;
         String items = schema + ".items";
         try (Connection c = LocalPg.connect()) {
             LocalPg.exec(c, "CREATE TABLE " + items + " (id int8 PRIMARY KEY, ts timestamptz NOT NULL,"
@@ -93,7 +94,7 @@ class ModernEngineSinkIT {
             d2 = descriptor(c, "items");
             LocalPg.exec(c, "ALTER TABLE " + items + " RENAME TO items_v2");
             d3 = descriptor(c, "items_v2");
-            types = SqlTypeCatalog.load(c);
+            types = TypeCatalogLoader.load(c);
         }
         assertTrue(d2.column(9).hasMissingValue(), "ADD COLUMN ... DEFAULT 7 left a missing value");
 
@@ -397,7 +398,7 @@ class ModernEngineSinkIT {
         int relOid = Integer.parseInt(LocalPg.queryString(c, "SELECT '" + schema + "." + table + "'::regclass::oid"));
         LiveRelation live;
         try (Connection lc = LocalPg.connect()) {
-            live = new CatalogLoader(lc, CatalogFilter.parse(schema + ".*", null)).load(Set.of(relOid), false)
+            live = new JdbcCatalogSource(lc, CatalogFilter.parse(schema + ".*", null)).load(Set.of(relOid), false)
                     .relations().get(relOid);
         }
         assertNotNull(live);

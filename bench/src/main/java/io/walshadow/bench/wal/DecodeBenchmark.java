@@ -3,8 +3,6 @@ package io.walshadow.bench.wal;
 import com.sun.management.GarbageCollectionNotificationInfo;
 import io.walshadow.catalog.CatalogFilter;
 import io.walshadow.catalog.CatalogHistorySerializer;
-import io.walshadow.catalog.CatalogLoader;
-import io.walshadow.catalog.shadow.CatalogBootstrap;
 import io.walshadow.catalog.shadow.ShadowCatalog;
 import io.walshadow.catalog.shadow.ShadowCatalogSerializer;
 import io.walshadow.catalog.shadow.ShadowCatalogSource;
@@ -20,8 +18,10 @@ import io.walshadow.change.RowDecoder;
 import io.walshadow.change.TruncateChange;
 import io.walshadow.change.WalChangeDecoder;
 import io.walshadow.change.XactEvent;
+import io.walshadow.pg.CatalogBootstrap;
+import io.walshadow.pg.JdbcCatalogSource;
+import io.walshadow.pg.TypeCatalogLoader;
 import io.walshadow.testing.LocalPg;
-import io.walshadow.types.SqlTypeCatalog;
 import io.walshadow.types.ValueDecoder;
 import io.walshadow.wal.Lsn;
 import io.walshadow.wal.WalFormat;
@@ -168,7 +168,7 @@ public final class DecodeBenchmark {
             String startSnapshot = LocalPg.queryString(db, "SELECT pg_current_snapshot()::text");
             long start = LocalPg.currentLsn(db);
             CatalogFilter filter = CatalogFilter.parse(FILTER, null);
-            TimedSource source = new TimedSource(new CatalogLoader(loaderConn, filter));
+            TimedSource source = new TimedSource(new JdbcCatalogSource(loaderConn, filter));
             CatalogTracker seeded = CatalogTracker.seed(filter, source, start, CatalogSnapshot.Xids.parse(startSnapshot));
             byte[] seedState = CatalogHistorySerializer.toBytes(seeded.history());
             log(String.format(Locale.ROOT, "catalog seeded at %s (snapshot %s, filter %s, database oid %d): %d relations",
@@ -182,7 +182,7 @@ public final class DecodeBenchmark {
             long initEnd = generate(db, o);
             long end = LocalPg.flushLsn(admin);
             Expected expected = Expected.query(db, o.scale);
-            ValueDecoder values = new ValueDecoder(SqlTypeCatalog.load(db), StandardCharsets.UTF_8);
+            ValueDecoder values = new ValueDecoder(TypeCatalogLoader.load(db), StandardCharsets.UTF_8);
 
             Setup s = new Setup(LocalPg.walDir(), WalFormat.forServerVersionNum(LocalPg.serverVersionNum(admin)),
                     LocalPg.segmentSize(admin), LocalPg.timeline(admin), start, initEnd, end, filter, source, seedState,
@@ -297,7 +297,8 @@ public final class DecodeBenchmark {
         }
 
         @Override
-        public CatalogSnapshot load(Set<Integer> relOids, boolean allIncluded) throws SQLException {
+        public CatalogSnapshot load(Set<Integer> relOids, boolean allIncluded)
+                throws io.walshadow.catalog.CatalogReadException {
             long t0 = System.nanoTime();
             try {
                 return inner.load(relOids, allIncluded);

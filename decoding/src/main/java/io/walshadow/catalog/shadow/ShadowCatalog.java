@@ -25,7 +25,8 @@ import java.util.Set;
  * The system catalog exactly as of the WAL position the stream has reached, kept from the WAL itself: the tuples of
  * pg_class, pg_attribute, pg_namespace, pg_index, pg_type, pg_enum, pg_range, pg_extension and pg_inherits by TID, changed as heap redo changes them, and
  * made visible or dead as the stream passes their transactions' commit and abort records. Nothing here reads the
- * live database; the bootstrap ({@link CatalogBootstrap}) gave one consistent read of it, once.
+ * live database; the bootstrap ({@link ShadowCatalogBuilder}, from
+ * {@code io.walshadow.pg.CatalogBootstrap}'s SQL read) gave one consistent read of it, once.
  *
  * <p><b>Why it can be exact.</b> With {@code full_page_writes} on, the first change of every page after a
  * checkpoint's redo point carries the whole page. The shadow follows the WAL from such a redo point {@code R}, so

@@ -70,8 +70,8 @@ public enum SystemCatalog {
         return sinceStateVersion;
     }
 
-    /** The columns the bootstrap selects (each named as the row reads it). */
-    String sqlColumns() {
+    /** The columns the bootstrap's SQL read selects (each named as the row reads it from {@link CatalogRow.Fields}). */
+    public String sqlColumns() {
         return sqlColumns;
     }
 

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.walshadow.pg.TypeCatalogLoader;
 import java.math.BigDecimal;
 import java.net.InetAddress;
 import java.sql.SQLException;
@@ -77,7 +78,7 @@ class ValueDecoderParityIT {
                     oracle.put(row.text()[1], row.text());
                 }
             }
-            SqlTypeCatalog catalog = SqlTypeCatalog.load(pg.c);
+            MapTypeCatalog catalog = TypeCatalogLoader.load(pg.c);
             ValueDecoder dec = new ValueDecoder(catalog);
             TextValues textValues = new TextValues(catalog);
             List<PgOracle.Col> cols = pg.columns(t);
@@ -854,7 +855,7 @@ class ValueDecoderParityIT {
                     "ALTER TYPE " + ct + " ADD ATTRIBUTE z float8, ADD ATTRIBUTE y text",
                     "INSERT INTO " + t + " VALUES (2, ROW(3, 'new', 1.5, 'y'), ARRAY[ROW(4, NULL, NULL, 'q')::"
                             + ct + "])");
-            SqlTypeCatalog catalog = SqlTypeCatalog.load(pg.c);
+            MapTypeCatalog catalog = TypeCatalogLoader.load(pg.c);
             ValueDecoder dec = new ValueDecoder(catalog);
             TextValues textValues = new TextValues(catalog);
             List<PgOracle.Col> cols = pg.columns(t);

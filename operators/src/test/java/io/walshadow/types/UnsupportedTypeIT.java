@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.walshadow.pg.TypeCatalogLoader;
 import java.sql.SQLException;
 import org.junit.jupiter.api.Test;
 
@@ -27,7 +28,7 @@ class UnsupportedTypeIT {
     @Test
     void builtinTypesWithoutDecoder() throws SQLException {
         try (PgOracle pg = new PgOracle()) {
-            ValueDecoder dec = new ValueDecoder(SqlTypeCatalog.load(pg.c));
+            ValueDecoder dec = new ValueDecoder(TypeCatalogLoader.load(pg.c));
             for (String t : new String[] {"jsonpath", "refcursor"}) {
                 UnsupportedTypeException e = unsupported(dec, oid(pg, t));
                 assertTrue(e.getMessage().contains("pg_catalog." + t), e.getMessage());
@@ -56,7 +57,7 @@ class UnsupportedTypeIT {
             String ct = pg.name("uc", "TYPE");
             String d = pg.name("ud", "DOMAIN");
             pg.exec("CREATE TYPE " + ct + " AS (a int4, p jsonpath)", "CREATE DOMAIN " + d + " AS jsonpath");
-            ValueDecoder dec = new ValueDecoder(SqlTypeCatalog.load(pg.c));
+            ValueDecoder dec = new ValueDecoder(TypeCatalogLoader.load(pg.c));
             UnsupportedTypeException e = unsupported(dec, oid(pg, ct));
             assertTrue(e.getMessage().contains("attribute p") && e.getMessage().contains("pg_catalog.jsonpath"),
                     e.getMessage());
@@ -71,7 +72,7 @@ class UnsupportedTypeIT {
         ValueDecoder noCatalog = new ValueDecoder(null);
         assertTrue(unsupported(noCatalog, 1007).getMessage().contains("no catalog")); // int4[] needs the catalog
         assertTrue(noCatalog.supports(Oids.INT4));
-        ValueDecoder empty = new ValueDecoder(new SqlTypeCatalog(java.util.Map.of(), java.util.Map.of()));
+        ValueDecoder empty = new ValueDecoder(new MapTypeCatalog(java.util.Map.of(), java.util.Map.of()));
         UnsupportedTypeException e = unsupported(empty, -5); // oid 4294967291
         assertTrue(e.getMessage().contains("4294967291") && e.getMessage().contains("unknown"), e.getMessage());
     }

@@ -1,5 +1,12 @@
-package io.walshadow.catalog;
+package io.walshadow.pg;
 
+import io.walshadow.catalog.CatalogFilter;
+import io.walshadow.catalog.CatalogReadException;
+import io.walshadow.catalog.CatalogSnapshot;
+import io.walshadow.catalog.CatalogSource;
+import io.walshadow.catalog.Column;
+import io.walshadow.catalog.LiveRelation;
+import io.walshadow.catalog.MissingValues;
 import io.walshadow.wal.Lsn;
 import io.walshadow.wal.RelFileLocator;
 import io.walshadow.wal.WalFormat;
@@ -16,17 +23,19 @@ import java.util.Set;
 import java.util.TreeSet;
 
 /**
- * Reads relation descriptors from the source's catalog over an ordinary SQL connection to the configured
- * database, in one {@code REPEATABLE READ}, read-only transaction: the snapshot's WAL position and transaction
- * bounds first (so both belong to the snapshot), then pg_class/pg_namespace, pg_attribute (with
- * {@code array_send(attmissingval)}, converted by {@link MissingValues}) and pg_index, each row with its
- * {@code xmin}.
+ * The {@link CatalogSource} of the live catalog: reads relation descriptors from the source's catalog over an
+ * ordinary SQL connection to the configured database, in one {@code REPEATABLE READ}, read-only transaction: the
+ * snapshot's WAL position and transaction bounds first (so both belong to the snapshot), then pg_class/pg_namespace,
+ * pg_attribute (with {@code array_send(attmissingval)}, converted by {@link MissingValues}) and pg_index, each row
+ * with its {@code xmin}. Used by the initial snapshot (which tables it copies, as its snapshot sees them) and by a
+ * decoder restored from an earlier build's state without a catalog shadow; a new job follows the catalog from the WAL
+ * ({@link io.walshadow.catalog.shadow.ShadowCatalogSource}).
  *
- * <p>The connection must be dedicated to the loader (its autocommit, isolation and read-only settings are
+ * <p>The connection must be dedicated to the source (its autocommit, isolation and read-only settings are
  * changed for each load and restored afterwards). Works on a hot standby too (the replay LSN stands in for the
  * insert LSN). Refuses server versions {@link WalFormat} does not know.
  */
-public final class CatalogLoader implements CatalogSource {
+public final class JdbcCatalogSource implements CatalogSource {
     private static final String REL_COLUMNS = "SELECT c.oid::int8, c.xmin::text, n.xmin::text, n.nspname, c.relname,"
             + " c.relkind, c.relpersistence, c.relreplident, c.relnatts, pg_relation_filenode(c.oid)::int8,"
             + " c.reltablespace::int8, c.relisshared, c.reltoastrelid::int8, t.xmin::text,"
@@ -40,7 +49,7 @@ public final class CatalogLoader implements CatalogSource {
     private final Connection conn;
     private final CatalogFilter filter;
 
-    public CatalogLoader(Connection conn, CatalogFilter filter) {
+    public JdbcCatalogSource(Connection conn, CatalogFilter filter) {
         this.conn = conn;
         this.filter = filter;
     }
@@ -50,12 +59,25 @@ public final class CatalogLoader implements CatalogSource {
     }
 
     @Override
-    public CatalogLoader withFilter(CatalogFilter filter) {
-        return new CatalogLoader(conn, filter);
+    public JdbcCatalogSource withFilter(CatalogFilter filter) {
+        return new JdbcCatalogSource(conn, filter);
     }
 
+    /** {@link #read}, its SQL error wrapped (the message keeps the driver's). */
     @Override
-    public CatalogSnapshot load(Set<Integer> relOids, boolean allIncluded) throws SQLException {
+    public CatalogSnapshot load(Set<Integer> relOids, boolean allIncluded) throws CatalogReadException {
+        try {
+            return read(relOids, allIncluded);
+        } catch (SQLException e) {
+            throw new CatalogReadException("reading relation descriptors from the live catalog: " + e.getMessage(), e);
+        }
+    }
+
+    /**
+     * The load of {@link CatalogSource#load}, with the driver's {@link SQLException} as it is: for callers on the
+     * JDBC side that handle it (the initial snapshot's export, which inspects SQLStates).
+     */
+    public CatalogSnapshot read(Set<Integer> relOids, boolean allIncluded) throws SQLException {
         boolean autoCommit = conn.getAutoCommit();
         int isolation = conn.getTransactionIsolation();
         boolean readOnly = conn.isReadOnly();

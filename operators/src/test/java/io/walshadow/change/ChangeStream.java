@@ -2,14 +2,14 @@ package io.walshadow.change;
 
 import io.walshadow.catalog.CatalogChange;
 import io.walshadow.catalog.CatalogFilter;
-import io.walshadow.catalog.CatalogLoader;
 import io.walshadow.catalog.CatalogSnapshot;
 import io.walshadow.catalog.CatalogTracker;
 import io.walshadow.catalog.RelationDescriptor;
 import io.walshadow.heap.HeapRecordDecoder;
 import io.walshadow.heap.HeapRecordKind;
+import io.walshadow.pg.JdbcCatalogSource;
+import io.walshadow.pg.TypeCatalogLoader;
 import io.walshadow.testing.LocalPg;
-import io.walshadow.types.SqlTypeCatalog;
 import io.walshadow.types.ValueDecoder;
 import io.walshadow.wal.Lsn;
 import io.walshadow.wal.RelFileLocator;
@@ -204,14 +204,14 @@ final class ChangeStream implements AutoCloseable {
     }
 
     /** Seeds the catalog history and the decoder; the stream starts here. */
-    void start() throws SQLException {
+    void start() throws SQLException, io.walshadow.catalog.CatalogReadException {
         filter = CatalogFilter.of(List.of("public." + prefix + "*"), List.of());
         // seed javadoc: the snapshot first, then the insert position as the start
         CatalogSnapshot.Xids snapshot = CatalogSnapshot.Xids.parse(query("SELECT pg_current_snapshot()::text"));
         startLsn = Lsn.parse(query("SELECT pg_current_wal_insert_lsn()"));
         resumeLsn = startLsn;
-        tracker = CatalogTracker.seed(filter, new CatalogLoader(catalogConn, filter), startLsn, snapshot);
-        values = new ValueDecoder(SqlTypeCatalog.load(c));
+        tracker = CatalogTracker.seed(filter, new JdbcCatalogSource(catalogConn, filter), startLsn, snapshot);
+        values = new ValueDecoder(TypeCatalogLoader.load(c));
         decoder = new WalChangeDecoder(tracker, new RowDecoder(values));
     }
 

@@ -1,7 +1,12 @@
-package io.walshadow.catalog.shadow;
+package io.walshadow.pg;
 
 import io.walshadow.catalog.Column;
 import io.walshadow.catalog.MissingValues;
+import io.walshadow.catalog.shadow.CatalogLayout;
+import io.walshadow.catalog.shadow.CatalogRow;
+import io.walshadow.catalog.shadow.ShadowCatalog;
+import io.walshadow.catalog.shadow.ShadowCatalogBuilder;
+import io.walshadow.catalog.shadow.SystemCatalog;
 import io.walshadow.wal.Lsn;
 import io.walshadow.wal.RelFileLocator;
 import io.walshadow.wal.WalFormat;
@@ -12,16 +17,15 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.EnumMap;
-import java.util.EnumSet;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.function.Consumer;
 
 /**
  * The one read of the live catalog a new job makes: the {@link ShadowCatalog} as of a start position {@code S},
- * ready to follow the WAL from a checkpoint's redo point {@code R} below it.
+ * ready to follow the WAL from a checkpoint's redo point {@code R} below it. The SQL side of it; the shadow is built
+ * by {@link ShadowCatalogBuilder}.
  *
  * <ol>
  *   <li>{@code full_page_writes} must be on: the shadow learns each catalog page from its first image after
@@ -213,11 +217,7 @@ public final class CatalogBootstrap {
                 String enc = rs.getString(6);
                 textSafe = "UTF8".equals(enc) || "SQL_ASCII".equals(enc);
             }
-            EnumMap<SystemCatalog, CatalogLayout> layouts = layouts();
-            Set<SystemCatalog> mapped = EnumSet.noneOf(SystemCatalog.class);
-            shadow = null;
-            Map<SystemCatalog, RelFileLocator> storage = new EnumMap<>(SystemCatalog.class);
-            Map<Integer, Integer> relmap = new HashMap<>();
+            ShadowCatalogBuilder b = new ShadowCatalogBuilder(dbOid, dbTablespace, redo, start, layouts());
             try (Statement st = conn.createStatement();
                  ResultSet rs = st.executeQuery("SELECT oid::int8, relfilenode::int8, pg_relation_filenode(oid)::int8,"
                          + " reltablespace::int8 FROM pg_catalog.pg_class WHERE oid IN (" + oids() + ")")) {
@@ -225,20 +225,13 @@ public final class CatalogBootstrap {
                     SystemCatalog c = SystemCatalog.byOid((int) rs.getLong(1));
                     int rel = (int) rs.getLong(3);
                     int spc = (int) rs.getLong(4);
-                    if (rs.getLong(2) == 0) {
-                        mapped.add(c);
-                        relmap.put(c.oid(), rel);
-                    }
-                    storage.put(c, new RelFileLocator(spc == 0 ? dbTablespace : spc, dbOid, rel));
+                    b.storage(c, new RelFileLocator(spc == 0 ? dbTablespace : spc, dbOid, rel), rs.getLong(2) == 0);
                 }
             }
-            shadow = new ShadowCatalog(dbOid, dbTablespace, redo, start, layouts, mapped);
-            shadow.relmap.putAll(relmap);
             for (SystemCatalog c : SystemCatalog.values()) {
-                RelationMirror m = new RelationMirror(c, storage.get(c));
-                readTuples(c, m, textSafe);
-                shadow.addMirror(m, true);
+                readTuples(c, b, textSafe);
             }
+            shadow = b.build();
             conn.commit();
         } catch (SQLException | RuntimeException e) {
             conn.rollback();
@@ -284,7 +277,7 @@ public final class CatalogBootstrap {
         return out;
     }
 
-    private void readTuples(SystemCatalog c, RelationMirror m, boolean textSafe) throws SQLException {
+    private void readTuples(SystemCatalog c, ShadowCatalogBuilder b, boolean textSafe) throws SQLException {
         String sql = c == SystemCatalog.PG_ATTRIBUTE
                 ? "SELECT a.ctid::text AS ctid_, a.xmin::text AS xmin_, " + c.sqlColumns().replaceAll("(\\w+)(,|$)",
                         "a.$1$2") + ", CASE WHEN a.atthasmissing THEN array_send(a.attmissingval) END AS attmissingval,"
@@ -297,13 +290,11 @@ public final class CatalogBootstrap {
             try (ResultSet rs = st.executeQuery(sql)) {
                 SqlFields f = new SqlFields(rs, textSafe);
                 while (rs.next()) {
-                    CatalogRow row = c.row(f);
                     String ctid = rs.getString("ctid_");
                     int comma = ctid.indexOf(',');
-                    long tid = RelationMirror.tid(Long.parseLong(ctid.substring(1, comma)),
-                            Integer.parseInt(ctid.substring(comma + 1, ctid.length() - 1)));
                     int xmin = (int) Long.parseLong(rs.getString("xmin_"));
-                    m.put(tid, new ShadowTuple(xmin, true, 0, 0, 0, null, row.relevant() ? row : null));
+                    b.tuple(c, Long.parseLong(ctid.substring(1, comma)),
+                            Integer.parseInt(ctid.substring(comma + 1, ctid.length() - 1)), xmin, f);
                 }
             }
         }

@@ -185,7 +185,7 @@ final class WalFeed implements AutoCloseable {
     }
 
     /** Applies the boundary events to the tracker, in WAL order; returns the changes. */
-    List<CatalogChange> drive(CatalogTracker t, List<Event> events) throws SQLException {
+    List<CatalogChange> drive(CatalogTracker t, List<Event> events) throws CatalogReadException {
         List<CatalogChange> out = new ArrayList<>();
         for (Event e : events) {
             out.addAll(drive(t, e));
@@ -193,7 +193,7 @@ final class WalFeed implements AutoCloseable {
         return out;
     }
 
-    List<CatalogChange> drive(CatalogTracker t, Event e) throws SQLException {
+    List<CatalogChange> drive(CatalogTracker t, Event e) throws CatalogReadException {
         if (e instanceof Commit c) {
             Set<RelFileLocator> created = new HashSet<>(createdByXid.getOrDefault(c.xid(), Set.of()));
             for (int s : c.subxids()) {

@@ -13,6 +13,7 @@ import io.walshadow.catalog.shadow.CatalogRow.IndexRow;
 import io.walshadow.catalog.shadow.CatalogRow.NamespaceRow;
 import io.walshadow.catalog.shadow.CatalogRow.RangeRow;
 import io.walshadow.catalog.shadow.CatalogRow.TypeRow;
+import io.walshadow.pg.CatalogBootstrap;
 import io.walshadow.testing.LocalPg;
 import io.walshadow.types.Oids;
 import io.walshadow.types.ValueDecoder;

@@ -10,6 +10,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.walshadow.catalog.Lookup.NotCoveredReason;
 import io.walshadow.catalog.Lookup.Outcome;
+import io.walshadow.pg.JdbcCatalogSource;
 import io.walshadow.testing.LocalPg;
 import io.walshadow.wal.Lsn;
 import io.walshadow.wal.RelFileLocator;
@@ -157,7 +158,7 @@ class CatalogWalReplayIT {
                 String startSnapshot = LocalPg.queryString(c, "SELECT pg_current_snapshot()::text");
                 try (WalFeed feed = new WalFeed(c, "cat_wal_" + sfx)) {
                     CatalogFilter filter = CatalogFilter.parse(s + ".*", null);
-                    CatalogTracker tracker = CatalogTracker.seed(filter, new CatalogLoader(loaderConn, filter),
+                    CatalogTracker tracker = CatalogTracker.seed(filter, new JdbcCatalogSource(loaderConn, filter),
                             feed.start, CatalogSnapshot.Xids.parse(startSnapshot));
                     DescriptorHistory h = tracker.history();
                     List<CatalogChange> changes = new ArrayList<>();
@@ -372,7 +373,7 @@ class CatalogWalReplayIT {
                 String startSnapshot = LocalPg.queryString(c, "SELECT pg_current_snapshot()::text");
                 try (WalFeed feed = new WalFeed(c, "cat_lag_" + sfx)) {
                     CatalogFilter filter = CatalogFilter.parse(s + ".*", null);
-                    CatalogTracker tracker = CatalogTracker.seed(filter, new CatalogLoader(loaderConn, filter),
+                    CatalogTracker tracker = CatalogTracker.seed(filter, new JdbcCatalogSource(loaderConn, filter),
                             feed.start, CatalogSnapshot.Xids.parse(startSnapshot));
                     DescriptorHistory h = tracker.history();
 

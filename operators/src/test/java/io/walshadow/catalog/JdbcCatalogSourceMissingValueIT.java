@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.walshadow.pg.JdbcCatalogSource;
 import io.walshadow.testing.LocalPg;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -24,13 +25,13 @@ import java.util.Set;
 import org.junit.jupiter.api.Test;
 
 /**
- * {@link Column#missingValue()} as {@link CatalogLoader} builds it from {@code array_send(attmissingval)}, compared
+ * {@link Column#missingValue()} as {@link JdbcCatalogSource} builds it from {@code array_send(attmissingval)}, compared
  * byte for byte with PostgreSQL's own on-disk bytes (pageinspect): the element stored inside the pg_attribute
  * tuple's attmissingval array, and the value of a row inserted after the ADD COLUMN (same default; a short varlena
  * there has a 1-byte header, so varlena payloads are compared). Numeric is compared by value (sign, weight, dscale,
  * digits), since PostgreSQL stores NumericShort where we produce the equally valid NumericLong.
  */
-class CatalogLoaderMissingValueIT {
+class JdbcCatalogSourceMissingValueIT {
     /** column name, type, default; null default = no missing value expected. */
     static final String[][] COLUMNS = {
         {"c_bool", "bool", "true"},
@@ -100,7 +101,7 @@ class CatalogLoaderMissingValueIT {
 
                 LiveRelation live;
                 try (Connection lc = LocalPg.connect()) {
-                    CatalogLoader loader = new CatalogLoader(lc, CatalogFilter.parse(schema + ".*", null));
+                    JdbcCatalogSource loader = new JdbcCatalogSource(lc, CatalogFilter.parse(schema + ".*", null));
                     CatalogSnapshot snap = loader.load(Set.of(relOid), false);
                     live = snap.relations().get(relOid);
                     assertTrue(lc.getAutoCommit(), "connection settings restored");

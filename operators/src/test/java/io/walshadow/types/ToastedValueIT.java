@@ -3,6 +3,7 @@ package io.walshadow.types;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 
+import io.walshadow.pg.TypeCatalogLoader;
 import java.io.ByteArrayOutputStream;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -60,7 +61,7 @@ class ToastedValueIT {
             int toastRelOid = (int) Long.parseLong(pg.query("SELECT reltoastrelid FROM pg_class WHERE oid = '" + t
                     + "'::regclass"));
             String toastRel = pg.query("SELECT reltoastrelid::regclass FROM pg_class WHERE oid = '" + t + "'::regclass");
-            ValueDecoder dec = new ValueDecoder(SqlTypeCatalog.load(pg.c));
+            ValueDecoder dec = new ValueDecoder(TypeCatalogLoader.load(pg.c));
             List<PgOracle.Col> cols = pg.columns(t);
             PgOracle.Row row = pg.rows(t, cols).get(0);
             for (PgOracle.Col col : cols) {

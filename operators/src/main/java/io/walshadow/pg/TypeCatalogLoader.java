@@ -1,57 +1,35 @@
-package io.walshadow.types;
+package io.walshadow.pg;
 
 import io.walshadow.catalog.Column;
 import io.walshadow.catalog.PgType;
-import io.walshadow.catalog.TypeCatalog;
+import io.walshadow.types.ExtensionTypes;
+import io.walshadow.types.MapTypeCatalog;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.ArrayList;
-import java.util.Collection;
-import java.util.Collections;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 
 /**
- * A {@link TypeCatalog} held in maps: every pg_type row of a database (with enum labels and pg_range's subtypes), and the attributes of
- * every composite type. {@link #load} reads them over JDBC (a few thousand rows).
+ * Reads the types of the live catalog over JDBC into a {@link MapTypeCatalog} (a few thousand rows): for the types as
+ * the server has them now, rather than as of a position in the WAL (that is the catalog shadow's
+ * {@link io.walshadow.catalog.shadow.ShadowTypes}).
  *
  * <p>Column.missingValue of composite attributes is not loaded (always null): attmissingval is only readable as
  * text over SQL, not as the raw datum. It matters only for a table's row type used as a column type after an
  * {@code ADD COLUMN ... DEFAULT} without rewrite; such attributes then read as NULL in older composite values.
  */
-public final class SqlTypeCatalog implements TypeCatalog {
-    private final Map<Integer, PgType> types;
-    private final Map<Integer, List<Column>> composites;
-
-    public SqlTypeCatalog(Map<Integer, PgType> types, Map<Integer, List<Column>> compositeAttributes) {
-        this.types = Map.copyOf(types);
-        Map<Integer, List<Column>> c = new HashMap<>();
-        compositeAttributes.forEach((k, v) -> c.put(k, List.copyOf(v)));
-        this.composites = Map.copyOf(c);
-    }
-
-    @Override
-    public PgType type(int oid) {
-        return types.get(oid);
-    }
-
-    @Override
-    public List<Column> compositeAttributes(int relOid) {
-        return composites.get(relOid);
-    }
-
-    public Collection<PgType> types() {
-        return Collections.unmodifiableCollection(types.values());
-    }
+public final class TypeCatalogLoader {
+    private TypeCatalogLoader() {}
 
     /**
      * Reads pg_type, pg_enum, pg_range, pg_extension (which extension's namespace a type is in) and pg_attribute of
      * composite types, in one snapshot if the caller opened one.
      */
-    public static SqlTypeCatalog load(Connection c) throws SQLException {
+    public static MapTypeCatalog load(Connection c) throws SQLException {
         Map<Integer, Integer> rangeSubtypes = new HashMap<>();
         Map<Integer, Integer> multirangeRanges = new HashMap<>();
         try (Statement st = c.createStatement();
@@ -106,7 +84,7 @@ public final class SqlTypeCatalog implements TypeCatalog {
                         rs.getBoolean(11), null));
             }
         }
-        return new SqlTypeCatalog(types, composites);
+        return new MapTypeCatalog(types, composites);
     }
 
     private static char ch(String s) {

@@ -6,8 +6,10 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.walshadow.catalog.PgType;
+import io.walshadow.pg.CatalogBootstrap;
+import io.walshadow.pg.TypeCatalogLoader;
 import io.walshadow.testing.LocalPg;
-import io.walshadow.types.SqlTypeCatalog;
+import io.walshadow.types.MapTypeCatalog;
 import io.walshadow.types.ValueDecoder;
 import io.walshadow.wal.WalFormat;
 import io.walshadow.wal.WalSegmentReader;
@@ -27,7 +29,7 @@ import org.junit.jupiter.api.Test;
  * and the shared one has them installed already), the shadow is bootstrapped before any contrib extension exists;
  * then extensions are created (one into another schema), with tables of their types, a domain named like an
  * extension type, and a type of the same name in a schema no extension lives in. After the shadow has read that
- * WAL (and been written to bytes and read back), its types equal {@link SqlTypeCatalog#load}'s, field for field,
+ * WAL (and been written to bytes and read back), its types equal {@link MapTypeCatalog#load}'s, field for field,
  * extension included, and the stored values decode to PostgreSQL's text.
  */
 class ExtensionTypesShadowIT {
@@ -92,10 +94,10 @@ class ExtensionTypesShadowIT {
             assertTrue(shadow.typesVersion() > before, "CREATE EXTENSION changed what type lookups answer");
 
             ShadowTypes types = new ShadowTypes(shadow);
-            SqlTypeCatalog sql;
+            MapTypeCatalog sql;
             c.setAutoCommit(false);
             try {
-                sql = SqlTypeCatalog.load(c);
+                sql = TypeCatalogLoader.load(c);
             } finally {
                 c.setAutoCommit(true);
             }
