@@ -29,7 +29,8 @@ public record JobConfig(PgConnectionConfig pg, WalSourceOptions source, String i
                         Set<String> preparedDrop, ClickHouseSinkOptions clickhouse, long bufferHeapBytes,
                         long bufferHeapFamilyBytes, ToastResolver.Mode toastMode, long toastValueMaxBytes,
                         long toastFetchBatchBytes, ToastResolver.Missing toastMissing, SnapshotOptions snapshot, boolean allowUnmatchedInclude,
-                        boolean resetClickHouse, io.walshadow.types.UndecodableColumns undecodable) {
+                        boolean resetClickHouse, io.walshadow.types.UndecodableColumns undecodable,
+                        boolean partitionRoots) {
 
     public static final String PG_PASSWORD_ENV = "WALSHADOW_PG_PASSWORD";
     public static final String CH_PASSWORD_ENV = "WALSHADOW_CH_PASSWORD";
@@ -88,19 +89,36 @@ public record JobConfig(PgConnectionConfig pg, WalSourceOptions source, String i
         } catch (IllegalArgumentException e) {
             throw new IllegalArgumentException("invalid --tables.include / --tables.exclude: " + e.getMessage(), e);
         }
+        boolean partitionRoots = partitionRoots(p);
         ToastResolver.Mode toastMode = toastMode(p);
         long toastMax = positive(p, JobOptions.TOAST_VALUE_MAX_BYTES);
         return new JobConfig(pg, source, include, exclude, duration(p, JobOptions.CHECKPOINT_INTERVAL),
                 string(p, JobOptions.CHECKPOINT_DIR), duration(p, JobOptions.PROGRESS_INTERVAL),
                 gids(p, JobOptions.XACT_PREPARED_DROP.key()), clickhouse(p, pg, source,
                         secret(p, JobOptions.CLICKHOUSE_PASSWORD_FILE.key(), env, CH_PASSWORD_ENV, flinkConf, CH_PASSWORD_KEY),
-                        toastMode == ToastResolver.Mode.CLICKHOUSE, CatalogFilter.parse(include, exclude).spec()),
+                        toastMode == ToastResolver.Mode.CLICKHOUSE,
+                        CatalogFilter.parse(include, exclude).withPartitionRoots(partitionRoots).spec()),
                 nonNegative(p, JobOptions.XACT_BUFFER_HEAP_BYTES),
                 nonNegative(p, JobOptions.XACT_BUFFER_HEAP_FAMILY_BYTES),
                 toastMode, toastMax, positive(p, JobOptions.TOAST_FETCH_BATCH_BYTES),
                 toastMissing(p), snapshot(p), bool(p, JobOptions.TABLES_ALLOW_UNMATCHED), bool(p, JobOptions.CLICKHOUSE_RESET),
                 io.walshadow.types.UndecodableColumns.parse(string(p, JobOptions.TYPES_UNDECODABLE),
-                        string(p, JobOptions.TYPES_UNDECODABLE_COLUMNS)));
+                        string(p, JobOptions.TYPES_UNDECODABLE_COLUMNS)), partitionRoots);
+    }
+
+    /** The table filter these settings describe (patterns and how partitions replicate). */
+    public CatalogFilter filter() {
+        return CatalogFilter.parse(include, exclude).withPartitionRoots(partitionRoots);
+    }
+
+    private static boolean partitionRoots(ParameterTool p) {
+        String v = string(p, JobOptions.TABLES_PARTITIONS);
+        return switch (v) {
+            case "root" -> true;
+            case "leaf" -> false;
+            default -> throw new IllegalArgumentException("invalid --" + JobOptions.TABLES_PARTITIONS.key() + " '" + v
+                    + "': root (a partitioned table replicates into one table) or leaf (each partition on its own)");
+        };
     }
 
     private static boolean bool(ParameterTool p, String key, boolean dflt) {

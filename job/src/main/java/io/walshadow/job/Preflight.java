@@ -155,15 +155,27 @@ final class Preflight {
             return;
         }
         List<String[]> tables = new ArrayList<>();
+        List<String[]> partitions = new ArrayList<>();
         try (Statement st = c.createStatement();
-             ResultSet rs = st.executeQuery("SELECT n.nspname, c.relname FROM pg_class c JOIN pg_namespace n"
+             ResultSet rs = st.executeQuery("SELECT n.nspname, c.relname, c.relispartition,"
+                     + " pg_partition_root(c.oid)::regclass::text FROM pg_class c JOIN pg_namespace n"
                      + " ON n.oid = c.relnamespace WHERE c.relkind IN ('r', 'p')")) {
             while (rs.next()) {
-                tables.add(new String[] {rs.getString(1), rs.getString(2)});
+                String[] t = {rs.getString(1), rs.getString(2), rs.getString(4)};
+                // through their roots, partitions are not matched by their own names
+                (config.partitionRoots() && rs.getBoolean(3) ? partitions : tables).add(t);
             }
         }
         for (String pattern : patterns) {
             CatalogFilter one = CatalogFilter.parse(pattern, "");
+            List<String> roots = partitions.stream().filter(t -> one.includes(t[0], t[1])).map(t -> t[2]).distinct()
+                    .limit(3).toList();
+            if (tables.stream().noneMatch(t -> one.includes(t[0], t[1])) && !roots.isEmpty()) {
+                throw new PreflightException("--tables.include pattern '" + pattern + "' matches only partitions,"
+                        + " which replicate through their root (tables.partitions=root): include the root ("
+                        + String.join(", ", roots) + "), or pass --tables.partitions leaf to replicate each partition"
+                        + " as a table of its own", null);
+            }
             if (tables.stream().noneMatch(t -> one.includes(t[0], t[1]))) {
                 throw new PreflightException("--tables.include pattern '" + pattern + "' matches no table in"
                         + " database " + config.pg().database() + " (names are case-sensitive, as PostgreSQL"

@@ -151,7 +151,7 @@ public final class WalshadowJob {
                         WatermarkStrategy.noWatermarks(), "WAL source")
                 .uid(UID_SOURCE).setParallelism(1)
                 .process(new WalDecoderFunction(config.pg(), config.include(), config.exclude(), start, boot.catalog())
-                        .withUndecodable(config.undecodable()))
+                        .withUndecodable(config.undecodable()).withPartitionRoots(config.partitionRoots()))
                 .returns(BufferEventSerializer.typeInfo())
                 .uid(UID_DECODER).name("decoder").setParallelism(1);
         SnapshotOptions snap = config.snapshot();
@@ -159,7 +159,8 @@ public final class WalshadowJob {
             // Joins ahead of the keyBy (an exchange anyway), so the WAL path behind the buffer stays one chain.
             // A restored job's snapshot source resumes from its own state (or, finished, stays idle).
             events = events.union(env.fromSource(new SnapshotSource(config.pg(), config.include(), config.exclude(),
-                            start, snap, config.clickhouse()).withUndecodable(config.undecodable()), WatermarkStrategy.noWatermarks(), "initial snapshot")
+                            start, snap, config.clickhouse()).withUndecodable(config.undecodable())
+                            .withPartitionRoots(config.partitionRoots()), WatermarkStrategy.noWatermarks(), "initial snapshot")
                     .uid(UID_SNAPSHOT).setParallelism(snap.parallelism()));
         }
         return events

@@ -17,6 +17,12 @@ import java.util.List;
  * _tid_offset UInt16}. Engine {@code ReplacingMergeTree(_lsn)} ordered by the identity columns, or by the heap TID
  * when there are none, when one of them is nullable (a sorting key cannot be Nullable) or maps to an Array, or
  * under REPLICA IDENTITY NOTHING.
+ *
+ * <p>A partitioned table (its partitions' rows replicate into it, {@link io.walshadow.catalog.PartitionOf}) has
+ * its root's columns and {@code _partition UInt32}, the oid of the partition each row was written in; keyed by TID,
+ * it is ordered by {@code (_partition, _tid_block, _tid_offset)}. Keyed by its primary key it needs nothing more:
+ * PostgreSQL puts the partition key into every primary key of a partitioned table, so a row that moves to
+ * another partition changes its key (a tombstone at the old one, the row at the new one).
  */
 public final class DestinationSchema {
     public static final String LSN = "_lsn";
@@ -25,6 +31,11 @@ public final class DestinationSchema {
     public static final String IS_DELETED = "_is_deleted";
     public static final String TID_BLOCK = "_tid_block";
     public static final String TID_OFFSET = "_tid_offset";
+    /**
+     * The partition a row of a partitioned table's destination was written in (its oid): part of a TID key, since
+     * TIDs repeat across partitions.
+     */
+    public static final String PARTITION = "_partition";
 
     private DestinationSchema() {}
 
@@ -93,6 +104,9 @@ public final class DestinationSchema {
         defs.addAll(metaColumns(t));
         List<String> key = new ArrayList<>();
         if (t.keyedByTid()) {
+            if (partitioned(t)) {
+                key.add(quote(PARTITION));
+            }
             key.add(quote(TID_BLOCK));
             key.add(quote(TID_OFFSET));
         } else {
@@ -118,7 +132,7 @@ public final class DestinationSchema {
 
     /** Column names the job's own columns use, in destination and staging tables. */
     public static final java.util.Set<String> RESERVED_COLUMNS = java.util.Set.of(LSN, COMMIT_LSN, XID, IS_DELETED,
-            TID_BLOCK, TID_OFFSET, SinkTables.BATCH, SinkTables.SEGMENT, SinkTables.ATTEMPT);
+            TID_BLOCK, TID_OFFSET, PARTITION, SinkTables.BATCH, SinkTables.SEGMENT, SinkTables.ATTEMPT);
 
     /**
      * A source column named like one of the job's columns would be silently merged with it (or fail as a duplicate
@@ -143,6 +157,53 @@ public final class DestinationSchema {
             defs.add(quote(TID_BLOCK) + " UInt32");
             defs.add(quote(TID_OFFSET) + " UInt16");
         }
+        if (partitioned(t)) {
+            defs.add(quote(PARTITION) + " UInt32");
+        }
         return defs;
+    }
+
+    /**
+     * The tombstones of a {@link io.walshadow.sink.SinkStep.PartitionBarrier}, in one {@code INSERT ... SELECT}: per
+     * key the newest version ({@code argMax} by {@code _lsn} over a GROUP BY, which is the merge, without FINAL), and
+     * a tombstone where that version is the partition's, live and older than the bound. The tombstone keeps the key
+     * and the TID, the other columns take their defaults.
+     */
+    public static String partitionBarrierSql(String db, io.walshadow.sink.SinkStep.PartitionBarrier b) {
+        String t = quote(db) + "." + quote(b.table());
+        List<String> key = b.key().stream().map(DestinationSchema::quote).toList();
+        String lsn = "toUInt64(" + Long.toUnsignedString(b.lsn()) + ")";
+        List<String> meta = List.of(quote(LSN), quote(COMMIT_LSN), quote(XID), quote(IS_DELETED), quote(TID_BLOCK),
+                quote(TID_OFFSET), quote(PARTITION));
+        List<String> into = new ArrayList<>(key);
+        for (String m : meta) {
+            if (!into.contains(m)) {
+                into.add(m);
+            }
+        }
+        List<String> select = new ArrayList<>();
+        for (String c : into) {
+            select.add(c.equals(quote(LSN)) || c.equals(quote(COMMIT_LSN)) ? lsn
+                    : c.equals(quote(XID)) ? "toUInt64(0)" : c.equals(quote(IS_DELETED)) ? "toUInt8(1)"
+                    : key.contains(c) ? c : "last_" + c.substring(1, c.length() - 1));
+        }
+        List<String> newest = new ArrayList<>();
+        for (String m : List.of(IS_DELETED, TID_BLOCK, TID_OFFSET, PARTITION)) {
+            if (!key.contains(quote(m))) {
+                newest.add("argMax(" + quote(m) + ", " + quote(LSN) + ") AS last_" + m);
+            }
+        }
+        String del = key.contains(quote(IS_DELETED)) ? quote(IS_DELETED) : "last_" + IS_DELETED;
+        String part = key.contains(quote(PARTITION)) ? quote(PARTITION) : "last_" + PARTITION;
+        return "INSERT INTO " + t + " (" + String.join(", ", into) + ") SELECT " + String.join(", ", select)
+                + " FROM (SELECT " + String.join(", ", key) + ", max(" + quote(LSN) + ") AS newest_lsn, "
+                + String.join(", ", newest) + " FROM " + t + " GROUP BY " + String.join(", ", key) + ") WHERE "
+                + part + " = " + Integer.toUnsignedString(b.partition()) + " AND " + del + " = 0 AND newest_lsn < "
+                + Long.toUnsignedString(b.below());
+    }
+
+    /** Whether the table is a partitioned table's destination (with {@code _partition}). */
+    public static boolean partitioned(DestTable t) {
+        return t.shape().isPartitionedTable();
     }
 }

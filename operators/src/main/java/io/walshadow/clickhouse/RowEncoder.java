@@ -17,7 +17,8 @@ import java.util.Objects;
  * {@link SinkTables#createStageSql}): source columns by attribute number, so a row written with an older shape of
  * the relation lands in the right columns after a rename, and a column it did not have yet takes the column's
  * missing value (PostgreSQL's {@code attmissingval}) or NULL; then {@code _lsn, _commit_lsn, _xid, _is_deleted},
- * the TID when the table is keyed by it, {@code _batch, _seg}.
+ * the TID when the table is keyed by it, the partition of a partitioned table's row, {@code _batch, _seg}. A
+ * partition's row is first mapped onto its root's columns ({@link PartitionRoute}).
  *
  * <p>A change becomes one or two rows: INSERT a live row; DELETE a tombstone ({@code _is_deleted = 1}, key columns
  * from the old key or the old TID, other columns empty); UPDATE a live row, preceded by a tombstone of the old
@@ -37,6 +38,8 @@ public final class RowEncoder {
     private final List<Object> absent = new ArrayList<>();
     private final boolean[] isKey;
     private final ToastFill toastFill;
+    /** The partition the row being encoded was written in (its oid), 0 outside a partitioned table. */
+    private int partition;
 
     public RowEncoder(DestTable table, TypeCatalog types, ValueDecoder values, ToastFill toastFill) {
         this.table = table;
@@ -91,6 +94,11 @@ public final class RowEncoder {
     public int encode(RowChange r, long commitLsn, long fullXid, long batch, int segment, long attempt,
                       RowBinaryBuffer out) {
         int start = out.size();
+        partition = 0;
+        if (r.descriptor().partition() != null) {
+            partition = r.relOid();
+            r = PartitionRoute.toRoot(r);
+        }
         try {
             switch (r.op()) {
                 case INSERT:
@@ -206,6 +214,9 @@ public final class RowEncoder {
         if (table.tids()) {
             out.i32(tid == null ? 0 : (int) tid.block());
             out.i16(tid == null ? 0 : tid.offset());
+        }
+        if (DestinationSchema.partitioned(table)) {
+            out.i32(partition);
         }
         SinkTables.stagingSuffix(out, batch, segment, attempt);
     }

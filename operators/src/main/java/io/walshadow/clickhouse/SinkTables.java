@@ -89,6 +89,9 @@ public final class SinkTables {
         if (t.tids() && !t.keyedByTid()) {
             key.append("\0tids"); // a keyed table with TID columns stages them too
         }
+        if (DestinationSchema.partitioned(t)) {
+            key.append("\0partition");
+        }
         for (int i = 0; i < t.chNames().size(); i++) {
             key.append('\0').append(t.chNames().get(i)).append('\0').append(t.chTypes().get(i));
         }
@@ -123,6 +126,9 @@ public final class SinkTables {
         if (t.tids()) {
             cols.add(DestinationSchema.TID_BLOCK);
             cols.add(DestinationSchema.TID_OFFSET);
+        }
+        if (DestinationSchema.partitioned(t)) {
+            cols.add(DestinationSchema.PARTITION);
         }
         return cols;
     }

@@ -88,6 +88,10 @@ public final class StepExecutor {
             if (exists(t)) {
                 sql(ToastMirror.barrierSql(db, t, b.bornFrom(), b.lsn()));
             }
+        } else if (step instanceof SinkStep.PartitionBarrier b) {
+            if (exists(t)) {
+                sql(DestinationSchema.partitionBarrierSql(db, b));
+            }
         } else if (step instanceof SinkStep.CopyLive c) {
             if (exists(t) && exists(c.to())) {
                 StringBuilder cols = new StringBuilder();

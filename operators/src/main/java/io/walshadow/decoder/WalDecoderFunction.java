@@ -83,6 +83,7 @@ public final class WalDecoderFunction extends ProcessFunction<XLogRecord, Buffer
     private final byte[] catalogBootstrap;
     /** What to do with columns whose type has no decoder ({@code types.undecodable}). */
     private UndecodableColumns undecodable = UndecodableColumns.FAIL;
+    private boolean partitionRoots;
 
     private transient ListState<byte[]> state;
     private transient DescriptorHistory restoredHistory;
@@ -132,6 +133,12 @@ public final class WalDecoderFunction extends ProcessFunction<XLogRecord, Buffer
         CatalogFilter.parse(this.include, this.exclude); // fail at submission on a malformed pattern
     }
 
+    /** This decoder with partitions replicated through their roots, or as tables of their own (the default). */
+    public WalDecoderFunction withPartitionRoots(boolean roots) {
+        this.partitionRoots = roots;
+        return this;
+    }
+
     /** This decoder with the policy for columns whose type has no decoder (default: fail). */
     public WalDecoderFunction withUndecodable(UndecodableColumns policy) {
         this.undecodable = policy;
@@ -151,7 +158,7 @@ public final class WalDecoderFunction extends ProcessFunction<XLogRecord, Buffer
 
     @Override
     public void open(OpenContext ctx) throws Exception {
-        CatalogFilter filter = CatalogFilter.parse(include, exclude);
+        CatalogFilter filter = CatalogFilter.parse(include, exclude).withPartitionRoots(partitionRoots);
         CatalogTracker tracker;
         if (restoredShadow != null) {
             shadow = restoredShadow;
@@ -198,6 +205,29 @@ public final class WalDecoderFunction extends ProcessFunction<XLogRecord, Buffer
         registerMetrics(getRuntimeContext().getMetricGroup().addGroup("decoder"), tracker);
     }
 
+    /** Whether the restored history follows a relation that is a partition (the live catalog's word without a shadow). */
+    private boolean tracksPartitions(DescriptorHistory h, CatalogSource loader) throws SQLException {
+        if (!(loader instanceof ShadowCatalogSource shadow)) {
+            StringBuilder oids = new StringBuilder("{");
+            for (int rel : h.trackedRelations()) {
+                oids.append(oids.length() == 1 ? "" : ",").append(Integer.toUnsignedString(rel));
+            }
+            try (java.sql.PreparedStatement ps = catalogConnection.prepareStatement(
+                    "SELECT EXISTS (SELECT 1 FROM pg_class WHERE oid = ANY(?::oid[]) AND relispartition)")) {
+                ps.setString(1, oids.append('}').toString());
+                try (java.sql.ResultSet rs = ps.executeQuery()) {
+                    return rs.next() && rs.getBoolean(1);
+                }
+            }
+        }
+        for (int rel : h.trackedRelations()) {
+            if (shadow.isPartition(rel)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     /**
      * A restored history; when the configured filter is not the one the history ends with, the change is scheduled
      * at the build's start point (the snapshot source copies the newly included tables as of the same point).
@@ -205,6 +235,17 @@ public final class WalDecoderFunction extends ProcessFunction<XLogRecord, Buffer
     private CatalogTracker restore(CatalogFilter filter, CatalogSource loader) throws SQLException {
         DescriptorHistory h = restoredHistory;
         FilterChange change = null;
+        boolean wasRoots = CatalogFilter.fromSpec(h.finalFilterSpec()).partitionRoots();
+        if (wasRoots != filter.partitionRoots() && tracksPartitions(h, loader)) {
+            // the destinations hold the partitions' rows one way: switching would leave them there and start over
+            // the other way without the rows before the restore
+            throw new org.apache.flink.runtime.execution.SuppressRestartsException(new IllegalStateException(
+                    "tables.partitions is " + (filter.partitionRoots() ? "root" : "leaf") + " but the restored job"
+                    + " replicates partitions " + (wasRoots ? "through their roots (root)" : "as tables of their own"
+                    + " (leaf, as builds before the setting did)") + ": pass --tables.partitions "
+                    + (wasRoots ? "root" : "leaf") + " to go on, or start the job afresh (new slot and sink id) to"
+                    + " switch"));
+        }
         if (!filter.spec().equals(h.finalFilterSpec())) {
             StartPoint at = startPoint();
             change = new FilterChange(filter.spec(), at.lsn(), at.runningXids());

@@ -1,6 +1,7 @@
 package io.walshadow.pg;
 
 import io.walshadow.catalog.CatalogFilter;
+import io.walshadow.catalog.PartitionOf;
 import io.walshadow.catalog.CatalogReadException;
 import io.walshadow.catalog.CatalogSnapshot;
 import io.walshadow.catalog.CatalogSource;
@@ -39,11 +40,16 @@ public final class JdbcCatalogSource implements CatalogSource {
     private static final String REL_COLUMNS = "SELECT c.oid::int8, c.xmin::text, n.xmin::text, n.nspname, c.relname,"
             + " c.relkind, c.relpersistence, c.relreplident, c.relnatts, pg_relation_filenode(c.oid)::int8,"
             + " c.reltablespace::int8, c.relisshared, c.reltoastrelid::int8, t.xmin::text,"
-            + " o.relkind, onsp.nspname, o.relname"
+            + " o.relkind, onsp.nspname, o.relname, pr.oid::int8, prn.nspname, pr.relname"
             + " FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace"
             + " LEFT JOIN pg_class t ON c.reltoastrelid <> 0 AND t.oid = c.reltoastrelid"
             + " LEFT JOIN pg_class o ON c.relkind = 't' AND o.reltoastrelid = c.oid"
             + " LEFT JOIN pg_namespace onsp ON onsp.oid = o.relnamespace"
+            // the partition root of the table (of a TOAST table's owner); none for a table that is no partition
+            + " LEFT JOIN pg_class pr ON c.relkind IN ('r', 't')"
+            + "   AND pr.oid = pg_partition_root(coalesce(o.oid, c.oid)) AND pr.oid <> coalesce(o.oid, c.oid)"
+            + " LEFT JOIN pg_namespace prn ON prn.oid = pr.relnamespace";
+    private static final String HEAP_RELATIONS = REL_COLUMNS
             + " WHERE c.relkind IN ('r', 't') AND pg_relation_filenode(c.oid) IS NOT NULL";
 
     private final Connection conn;
@@ -136,7 +142,7 @@ public final class JdbcCatalogSource implements CatalogSource {
         }
 
         Map<Integer, RelRow> rows = new HashMap<>();
-        String sql = REL_COLUMNS + " AND (c.oid = ANY(?::oid[]) OR (? AND c.relkind = 'r'"
+        String sql = HEAP_RELATIONS + " AND (c.oid = ANY(?::oid[]) OR (? AND c.relkind = 'r'"
                 + " AND n.nspname NOT IN ('pg_catalog', 'information_schema')"
                 + " AND n.nspname NOT LIKE 'pg\\_toast%' AND n.nspname NOT LIKE 'pg\\_temp\\_%'))";
         try (PreparedStatement ps = conn.prepareStatement(sql)) {
@@ -156,8 +162,21 @@ public final class JdbcCatalogSource implements CatalogSource {
             }
         }
         if (!toast.isEmpty()) {
-            try (PreparedStatement ps = conn.prepareStatement(REL_COLUMNS + " AND c.oid = ANY(?::oid[])")) {
+            try (PreparedStatement ps = conn.prepareStatement(HEAP_RELATIONS + " AND c.oid = ANY(?::oid[])")) {
                 ps.setString(1, oidArray(toast));
+                readRelations(ps, dbOid, dbTablespace, rows);
+            }
+        }
+        // The roots the included partitions replicate through (partitioned tables: no storage, no TOAST table).
+        Set<Integer> roots = new TreeSet<>();
+        for (RelRow r : rows.values()) {
+            if (r.included && r.partitionRoot != 0 && !rows.containsKey(r.partitionRoot)) {
+                roots.add(r.partitionRoot);
+            }
+        }
+        if (!roots.isEmpty()) {
+            try (PreparedStatement ps = conn.prepareStatement(REL_COLUMNS + " WHERE c.oid = ANY(?::oid[])")) {
+                ps.setString(1, oidArray(roots));
                 readRelations(ps, dbOid, dbTablespace, rows);
             }
         }
@@ -220,7 +239,8 @@ public final class JdbcCatalogSource implements CatalogSource {
         for (RelRow r : rows.values()) {
             out.put(r.oid, new LiveRelation(r.oid, r.classXmin, r.nspXmin, r.schema, r.name, r.relkind,
                     r.relpersistence, r.replident, r.relnatts, r.locator, r.toastRelOid, r.toastClassXmin,
-                    r.included, attributes.getOrDefault(r.oid, List.of()), indexes.getOrDefault(r.oid, List.of())));
+                    r.included, attributes.getOrDefault(r.oid, List.of()), indexes.getOrDefault(r.oid, List.of()),
+                    r.relkind == 'r' ? r.partitionRoot : 0));
         }
         return new CatalogSnapshot(lsn, dbOid, xids, out);
     }
@@ -239,6 +259,8 @@ public final class JdbcCatalogSource implements CatalogSource {
         int toastRelOid;
         int toastClassXmin;
         boolean included;
+        /** The partition root it replicates through ({@link CatalogFilter#partitionRoots()}), else 0. */
+        int partitionRoot;
     }
 
     private void readRelations(PreparedStatement ps, int dbOid, int dbTablespace, Map<Integer, RelRow> rows)
@@ -258,11 +280,18 @@ public final class JdbcCatalogSource implements CatalogSource {
                 int relNumber = (int) rs.getLong(10);
                 int spc = (int) rs.getLong(11);
                 boolean shared = rs.getBoolean(12);
-                r.locator = new RelFileLocator(spc == 0 ? dbTablespace : spc, shared ? 0 : dbOid, relNumber);
+                r.locator = r.relkind == 'p' ? PartitionOf.rootLocator(dbOid, r.oid)
+                        : new RelFileLocator(spc == 0 ? dbTablespace : spc, shared ? 0 : dbOid, relNumber);
                 r.toastRelOid = (int) rs.getLong(13);
                 String toastXmin = rs.getString(14);
                 r.toastClassXmin = toastXmin == null ? 0 : xid(toastXmin);
-                if (r.relkind == 'r') {
+                long root = rs.getLong(18);
+                boolean partition = filter.partitionRoots() && !rs.wasNull();
+                if (partition) {
+                    // a partition (or its TOAST table) is included through its root's name
+                    r.included = !shared && filter.includes(rs.getString(19), rs.getString(20));
+                    r.partitionRoot = (int) root;
+                } else if (r.relkind == 'r' || r.relkind == 'p') {
                     r.included = !shared && filter.includes(r.schema, r.name);
                 } else {
                     String ownerKind = rs.getString(15);

@@ -128,6 +128,11 @@ final class ClickHouseSinkWriter implements CommittingSinkWriter<Drained, SinkBa
     private final Set<String> retireQueued = new java.util.LinkedHashSet<>();
     /** TOAST relations the commit being drained moved to new storage under the same oid (rewrite or TRUNCATE). */
     private final Set<Integer> rewrittenToast = new java.util.TreeSet<>();
+    /**
+     * Partitions whose storage this commit rewrote, under a root keyed by TID: the rows at TIDs the rewrite did not
+     * re-insert end at the commit (a {@link SinkStep.PartitionBarrier} below the transaction's first record).
+     */
+    private final Map<Integer, DestTable> rewrittenPartitions = new java.util.TreeMap<>();
     /** Mirrors to retire in this batch (dropped in the previous, checkpointed batch). */
     private List<String> retireDue = List.of();
 
@@ -140,6 +145,8 @@ final class ClickHouseSinkWriter implements CommittingSinkWriter<Drained, SinkBa
     private final Counter ddlSteps;
     private final Counter toastChunks;
     private final Counter snapshotSuperseded;
+    private final Counter partitionsEnded;
+    private final Counter partitionsAttachedUncopied;
     private final Quarantine quarantine;
 
     private static final class Stage {
@@ -191,6 +198,8 @@ final class ClickHouseSinkWriter implements CommittingSinkWriter<Drained, SinkBa
         ddlSteps = g.counter("ddl_steps");
         toastChunks = g.counter("toast_chunk_changes_skipped");
         snapshotSuperseded = g.counter("snapshot_rows_superseded");
+        partitionsEnded = g.counter("partition_barriers");
+        partitionsAttachedUncopied = g.counter("partitions_attached_uncopied");
         Counter retries = g.counter("writer_retries");
         ch = options.connect();
         retry = new Retrier(options.retryTimeout(), retries::inc);
@@ -317,6 +326,10 @@ final class ClickHouseSinkWriter implements CommittingSinkWriter<Drained, SinkBa
             if (isToast(change.after()) || isToast(change.before())) {
                 continue; // TOAST relations get mirrors, not destination tables
             }
+            if (routed(change.before()) || routed(change.after())) {
+                partitionChange(change, cat.commitLsn());
+                continue; // a partition's rows go to its root's destination, whose own changes plan its DDL
+            }
             DestTable current = tables.get(change.relOid());
             SchemaPlanner.Plan plan = planner.plan(current, change, cat.commitLsn(), types, values);
             addSteps(plan.steps());
@@ -336,6 +349,65 @@ final class ClickHouseSinkWriter implements CommittingSinkWriter<Drained, SinkBa
                 rewrittenTo.put(change.relOid(), change.after().locator());
             }
         }
+    }
+
+    private static boolean routed(RelationDescriptor d) {
+        return d != null && d.partition() != null;
+    }
+
+    /**
+     * A partition's catalog change at a commit: it left its root (DETACH, DROP, excluded), so its rows there end; or
+     * its storage was rewritten under a root keyed by TID (VACUUM FULL, CLUSTER, ALTER TYPE), so the rows at the old
+     * TIDs end before the rewrite's re-inserts, which this commit stages after this step.
+     */
+    private void partitionChange(CatalogChange change, long commitLsn) {
+        RelationDescriptor b = change.before();
+        RelationDescriptor a = change.after();
+        int leaf = change.relOid();
+        if (routed(b)) {
+            int root = b.partition().root().relOid();
+            boolean left = !routed(a) || a.partition().root().relOid() != root;
+            boolean rewritten = !left && !a.locator().equals(b.locator());
+            DestTable dest = tables.get(root);
+            if (rewritten) {
+                rewrittenTo.put(leaf, a.locator());
+            }
+            if (dest != null && left) {
+                endPartition(dest, leaf, commitLsn, commitLsn); // its rows, this transaction's too, end here
+                partitionsEnded.inc();
+            } else if (dest != null && rewritten && dest.keyedByTid()) {
+                rewrittenPartitions.put(leaf, dest); // ended at the commit, after the rewrite's re-inserts
+            }
+        } else if (a != null && tables.get(a.partition().root().relOid()) == null
+                && !droppedInCommit.contains(a.partition().root().relOid())) {
+            create(a.partition().root()); // an empty partition in the initial snapshot: the root exists all the same
+        }
+        if (!routed(b) && b != null && routed(a)) {
+            // a table with rows of its own attached: they are not in the WAL after its attach (slice S4 copies them)
+            partitionsAttachedUncopied.inc();
+            DestTable own = tables.remove(leaf);
+            targets.remove(leaf);
+            LOG.warn("sink {}: {} was attached as a partition of {} at {}: rows it held before are not copied into"
+                    + " {}'s destination by this build (only its changes from here on){}", sinkId, b.qualifiedName(),
+                    a.partition().root().qualifiedName(), Lsn.format(commitLsn), a.partition().root().qualifiedName(),
+                    own == null ? "" : "; its own ClickHouse table " + own.destName() + " is kept, no longer written");
+        }
+    }
+
+    /** A {@link SinkStep.PartitionBarrier}: the partition's live rows older than {@code below} end at {@code lsn}. */
+    private void endPartition(DestTable dest, int leaf, long below, long lsn) {
+        addSteps(List.of(new SinkStep.PartitionBarrier(dest.destName(), leaf, keyColumns(dest), below, lsn)));
+    }
+
+    private static List<String> keyColumns(DestTable t) {
+        if (t.keyedByTid()) {
+            return List.of(DestinationSchema.PARTITION, DestinationSchema.TID_BLOCK, DestinationSchema.TID_OFFSET);
+        }
+        List<String> key = new ArrayList<>();
+        for (int a : t.keyAttnums()) {
+            key.add(t.chName(a));
+        }
+        return key;
     }
 
     /**
@@ -368,7 +440,20 @@ final class ClickHouseSinkWriter implements CommittingSinkWriter<Drained, SinkBa
     }
 
     private void truncate(TruncateChange t) {
+        Set<Integer> named = new java.util.HashSet<>();
         for (RelationDescriptor d : t.relations()) {
+            named.add(d.relOid());
+        }
+        for (RelationDescriptor d : t.relations()) {
+            if (routed(d)) {
+                // a partition truncated alone ends its own rows; one truncated with its root goes with the root's
+                DestTable root = tables.get(d.partition().root().relOid());
+                if (root != null && !named.contains(root.relOid()) && !quarantine.skips(d.relOid())) {
+                    endPartition(root, d.relOid(), t.lsn(), t.lsn());
+                    partitionsEnded.inc();
+                }
+                continue;
+            }
             DestTable dest = isToast(d) ? null : tables.get(d.relOid());
             if (dest != null && !quarantine.skips(d.relOid())) {
                 List<SinkStep> truncates = new ArrayList<>(2);
@@ -439,24 +524,22 @@ final class ClickHouseSinkWriter implements CommittingSinkWriter<Drained, SinkBa
             default:
                 break;
         }
-        DestTable dest = tables.get(rel);
+        // a partition's row goes to its root's destination (the encoder maps its columns by name)
+        RelationDescriptor shape = routed(r.descriptor()) ? r.descriptor().partition().root() : r.descriptor();
+        int destRel = shape.relOid();
+        DestTable dest = tables.get(destRel);
         if (dest == null) {
-            if (droppedInCommit.contains(rel)) {
+            if (droppedInCommit.contains(destRel)) {
                 skippedDropped.inc(); // written, then dropped, in the same transaction
                 return;
             }
-            SchemaPlanner.Plan plan = planner.create(r.descriptor(), types);
-            types.pin(List.of(r.descriptor())); // the types it was created with, for after a restore
-            checkNameFree(plan.table());
-            addSteps(plan.steps());
-            dest = plan.table();
-            tables.put(rel, dest);
+            dest = create(shape);
         }
-        Target tgt = targets.get(rel);
+        Target tgt = targets.get(destRel);
         if (tgt == null || tgt.table() != dest) {
             tgt = new Target(dest, new RowEncoder(dest, types, values, (relation, column) -> toastEmpty.inc()),
                     SinkTables.stageName(sinkId, dest), SinkTables.columns(dest));
-            targets.put(rel, tgt);
+            targets.put(destRel, tgt);
         }
         Stage stage = stages.get(tgt.stage());
         if (stage == null) {
@@ -476,6 +559,16 @@ final class ClickHouseSinkWriter implements CommittingSinkWriter<Drained, SinkBa
             return;
         }
         staged(stage, dest.destName(), tgt.columns(), before, n, seg);
+    }
+
+    /** A destination for a relation first seen in a row (or an empty partition of the initial snapshot). */
+    private DestTable create(RelationDescriptor shape) {
+        SchemaPlanner.Plan plan = planner.create(shape, types);
+        types.pin(List.of(shape)); // the types it was created with, for after a restore
+        checkNameFree(plan.table());
+        addSteps(plan.steps());
+        tables.put(shape.relOid(), plan.table());
+        return plan.table();
     }
 
     /**
@@ -568,6 +661,13 @@ final class ClickHouseSinkWriter implements CommittingSinkWriter<Drained, SinkBa
             addSteps(barriers); // after the commit's rows: the new generation's births are in the mirror by then
             rewrittenToast.clear();
         }
+        // after the rewrite's re-inserts (newer than the transaction's first record, so a barrier below it spares
+        // them, at whatever TID): what is older at the partition's TIDs was not carried over
+        rewrittenPartitions.forEach((leaf, dest) -> {
+            endPartition(dest, leaf, c.firstLsn() == 0 ? c.commitLsn() : c.firstLsn(), c.commitLsn());
+            partitionsEnded.inc();
+        });
+        rewrittenPartitions.clear();
         RowBinaryBuffer out = commitLog;
         int start = out.size();
         out.string(sinkId);

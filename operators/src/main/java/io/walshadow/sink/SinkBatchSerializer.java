@@ -25,14 +25,15 @@ import org.apache.flink.core.memory.DataOutputSerializer;
  *   9 Insert: string stage, count m, m x string column, uvarint segment, uvarlong rows
  *   10 ToastBarrier: long bornFrom, long lsn
  *   11 CopyLive: string to, count m, m x string column
+ *   12 PartitionBarrier: uvarint partition, count m, m x string key column, long below, long lsn
  * </pre>
  * Version 1 is version 2 without kind 10; version 2 is version 3 without kind 11; version 3 is version 4 without
- * the attempt (read as 0: no filter).
+ * the attempt (read as 0: no filter); version 4 is version 5 without kind 12.
  */
 public final class SinkBatchSerializer implements SimpleVersionedSerializer<SinkBatch>, java.io.Serializable {
     private static final long serialVersionUID = 1L;
     public static final SinkBatchSerializer INSTANCE = new SinkBatchSerializer();
-    static final int VERSION = 4;
+    static final int VERSION = 5;
 
     @Override
     public int getVersion() {
@@ -119,6 +120,14 @@ public final class SinkBatchSerializer implements SimpleVersionedSerializer<Sink
             for (String col : c.columns()) {
                 Wire.writeString(out, col);
             }
+        } else if (s instanceof SinkStep.PartitionBarrier b) {
+            Wire.writeUVarInt(out, b.partition());
+            Wire.writeCount(out, b.key().size());
+            for (String k : b.key()) {
+                Wire.writeString(out, k);
+            }
+            out.writeLong(b.below());
+            out.writeLong(b.lsn());
         } // Truncate, DropTable: the table only
     }
 
@@ -143,6 +152,8 @@ public final class SinkBatchSerializer implements SimpleVersionedSerializer<Sink
             return 10;
         } else if (s instanceof SinkStep.CopyLive) {
             return 11;
+        } else if (s instanceof SinkStep.PartitionBarrier) {
+            return 12;
         }
         return 9; // Insert
     }
@@ -178,6 +189,15 @@ public final class SinkBatchSerializer implements SimpleVersionedSerializer<Sink
                     cols.add(Wire.readString(in));
                 }
                 return new SinkStep.CopyLive(table, to, cols);
+            }
+            case 12: {
+                int partition = Wire.readUVarInt(in, "partition oid");
+                int m = Wire.readCount(in, "key columns");
+                List<String> key = new ArrayList<>(m);
+                for (int i = 0; i < m; i++) {
+                    key.add(Wire.readString(in));
+                }
+                return new SinkStep.PartitionBarrier(table, partition, key, in.readLong(), in.readLong());
             }
             default:
                 throw new StateFormatException("sink step of unknown kind " + kind);

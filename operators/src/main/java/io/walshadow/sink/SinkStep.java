@@ -44,6 +44,20 @@ public sealed interface SinkStep {
     record ToastBarrier(String table, long bornFrom, long lsn) implements SinkStep {}
 
     /**
+     * Ends a partition's rows in its partitioned table's destination (the partition was truncated, dropped, detached
+     * or rewritten): every key whose newest version was written in {@code partition}, is live and older than
+     * {@code below} gets a tombstone at {@code lsn}. A row that moved to another partition is untouched (its newest
+     * version is the other partition's). A repeat finds nothing left to end.
+     *
+     * @param key the destination's key columns (its ORDER BY)
+     */
+    record PartitionBarrier(String table, int partition, List<String> key, long below, long lsn) implements SinkStep {
+        public PartitionBarrier {
+            key = List.copyOf(key);
+        }
+    }
+
+    /**
      * Copies the live rows (newest version of each key, not deleted) of {@code table} into {@code to}, columns by
      * name: a destination re-keyed by TID is filled from the old one. A repeat copies the same rows at the same
      * versions, which ReplacingMergeTree folds.

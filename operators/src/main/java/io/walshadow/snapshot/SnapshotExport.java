@@ -216,6 +216,11 @@ final class SnapshotExport {
         for (LiveRelation r : cat.relations().values()) {
             if (r.included() && r.relkind() == 'r') {
                 RelationDescriptor d = LiveDescriptors.of(r, cat.lsn());
+                if (d != null && r.partitionRoot() != 0) {
+                    // its rows go to its root's destination, mapped as the stream maps them
+                    RelationDescriptor root = LiveDescriptors.of(cat.relations().get(r.partitionRoot()), cat.lsn());
+                    d = d.withPartition(io.walshadow.catalog.PartitionOf.of(root, d));
+                }
                 if (d != null && lock.test(d)) {
                     out.put(r.oid(), d);
                 }

@@ -33,6 +33,7 @@ public final class SnapshotSource implements Source<BufferEvent, SnapshotSplit, 
     private final ClickHouseSinkOptions mirrors;
     private final ClickHouseSinkOptions sink;
     private io.walshadow.types.UndecodableColumns undecodable = io.walshadow.types.UndecodableColumns.FAIL;
+    private boolean partitionRoots;
 
     /**
      * @param sink the sink's ClickHouse (null: none); its TOAST mirrors, when it keeps them, are seeded first, and a
@@ -48,6 +49,16 @@ public final class SnapshotSource implements Source<BufferEvent, SnapshotSplit, 
         this.start = start;
         this.options = options;
         CatalogFilter.parse(this.include, this.exclude);
+    }
+
+    /** This source with partitions copied through their roots, or as tables of their own (as the decoder's). */
+    public SnapshotSource withPartitionRoots(boolean roots) {
+        this.partitionRoots = roots;
+        return this;
+    }
+
+    private CatalogFilter filter() {
+        return CatalogFilter.parse(include, exclude).withPartitionRoots(partitionRoots);
     }
 
     /** This source with the policy for columns whose type has no decoder (as the WAL decoder's). */
@@ -69,7 +80,7 @@ public final class SnapshotSource implements Source<BufferEvent, SnapshotSplit, 
     @Override
     public SourceReader<BufferEvent, SnapshotSplit> createReader(SourceReaderContext context) {
         SnapshotName name = new SnapshotName();
-        CatalogFilter filter = CatalogFilter.parse(include, exclude);
+        CatalogFilter filter = filter();
         return new SnapshotSourceReader(() -> new SnapshotSplitReader(pg, filter, options.fetchRows(), name, mirrors,
                 undecodable),
                 name, context);
@@ -84,7 +95,7 @@ public final class SnapshotSource implements Source<BufferEvent, SnapshotSplit, 
     @Override
     public SplitEnumerator<SnapshotSplit, SnapshotEnumeratorState> restoreEnumerator(
             SplitEnumeratorContext<SnapshotSplit> context, SnapshotEnumeratorState state) {
-        return new SnapshotEnumerator(context, pg, CatalogFilter.parse(include, exclude), start, options, sink, state);
+        return new SnapshotEnumerator(context, pg, filter(), start, options, sink, state);
     }
 
     @Override

@@ -98,7 +98,8 @@ public final class ShadowCatalogSource implements CatalogSource {
             out.put(c.oid(), new LiveRelation(c.oid(), FROZEN, FROZEN, namespace(c.relnamespace()), c.relname(),
                     c.relkind(), c.relpersistence(), c.relreplident(), c.relnatts(), loc, c.reltoastrelid(),
                     c.reltoastrelid() == 0 ? 0 : FROZEN, included,
-                    included ? attributes(c.oid()) : List.of(), included ? indexes(c.oid()) : List.of(), root));
+                    !included ? List.of() : c.relkind() == 'p' ? rootAttributes(c.oid()) : attributes(c.oid()),
+                    included ? indexes(c.oid()) : List.of(), root));
             if (included && c.reltoastrelid() != 0 && !rows.containsKey(c.reltoastrelid())) {
                 ClassRow t = classRow(c.reltoastrelid());
                 if (t != null) {
@@ -155,6 +156,11 @@ public final class ShadowCatalogSource implements CatalogSource {
         }
         throw new ShadowCatalogException("pg_inherits above relation " + Integer.toUnsignedString(relOid)
                 + " is deeper than " + MAX_PARTITION_DEPTH + " levels (a cycle?)");
+    }
+
+    /** Whether the relation is an attached partition of a partitioned table, as of the stream's position. */
+    public boolean isPartition(int relOid) {
+        return partitionParent(relOid) != 0;
     }
 
     /** PostgreSQL itself has no limit, but a partition tree this deep is a damaged mirror, not a schema. */
@@ -231,6 +237,54 @@ public final class ShadowCatalogSource implements CatalogSource {
             out.add(new LiveRelation.Attribute(column(a), FROZEN));
         }
         return out;
+    }
+
+    /**
+     * A root's attributes, each with the missing value its partitions share: {@code ADD COLUMN ... DEFAULT} on a
+     * partitioned table stores attmissingval on every partition but not on the root (which has no rows), and the
+     * root's destination needs it for the rows written before the column existed.
+     */
+    private List<LiveRelation.Attribute> rootAttributes(int rootOid) {
+        Set<Integer> below = new TreeSet<>();
+        addPartitionsBelow(rootOid, below, 0);
+        List<List<AttributeRow>> leaves = new ArrayList<>();
+        for (int oid : below) {
+            ClassRow c = classRow(oid);
+            if (c != null && c.relkind() == 'r') {
+                leaves.add(attributeRows(oid));
+            }
+        }
+        List<LiveRelation.Attribute> out = new ArrayList<>();
+        for (AttributeRow a : attributeRows(rootOid)) {
+            Column col = column(a);
+            if (!col.dropped() && !col.hasMissingValue() && !leaves.isEmpty()) {
+                byte[] shared = sharedMissingValue(col.name(), leaves);
+                if (shared != null) {
+                    col = new Column(col.attnum(), col.name(), col.typeOid(), col.typmod(), col.attlen(),
+                            col.attalign(), col.attbyval(), col.attstorage(), false, col.notNull(), shared);
+                }
+            }
+            out.add(new LiveRelation.Attribute(col, FROZEN));
+        }
+        return out;
+    }
+
+    /** The missing value of the live column {@code name} when every partition has the same one, else null. */
+    private static byte[] sharedMissingValue(String name, List<List<AttributeRow>> leaves) {
+        byte[] shared = null;
+        for (List<AttributeRow> leaf : leaves) {
+            byte[] v = null;
+            for (AttributeRow a : leaf) {
+                if (!a.attisdropped() && a.attname().equals(name)) {
+                    v = a.missingValue();
+                }
+            }
+            if (v == null || (shared != null && !java.util.Arrays.equals(shared, v))) {
+                return null;
+            }
+            shared = v;
+        }
+        return shared;
     }
 
     /** The relation's attributes with attnum &gt; 0, in attnum order. */

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.walshadow.catalog.CatalogFilter;
 import io.walshadow.catalog.CatalogHistorySerializer;
 import io.walshadow.catalog.CatalogTracker;
+import io.walshadow.pg.CatalogBootstrap;
 import io.walshadow.catalog.Column;
 import io.walshadow.catalog.DescriptorHistory;
 import io.walshadow.catalog.Lookup;

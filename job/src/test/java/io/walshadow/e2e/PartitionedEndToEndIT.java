@@ -1,0 +1,171 @@
+package io.walshadow.e2e;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.walshadow.testing.FlinkTestJobs;
+import io.walshadow.testing.LocalPg;
+import io.walshadow.buffer.TestMetricReporter;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import org.apache.flink.core.execution.JobClient;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Partitioned tables replicate into one ClickHouse table named after the root (issue 26): range, list and hash
+ * partitioning, two levels, a default partition, a keyless root, a partition attached from a table of another
+ * column order with a dropped column, rows present before the job (the initial snapshot routes them too), rows
+ * moving between partitions (TOASTed ones as well), root DDL, TRUNCATE of one partition and of a root, DROP and
+ * DETACH of a partition, a partition created while rows flow, and the job killed and restored in the middle.
+ * Oracles: PostgreSQL's own contents of each root, compared row by row, and per partition the row count by
+ * {@code tableoid}, which must equal ClickHouse's by {@code _partition}; no partition has a table of its own.
+ */
+class PartitionedEndToEndIT {
+
+    @Test
+    void partitionedTablesLandInOneTablePerRoot() throws Exception {
+        try (E2e e = new E2e("e2e_part")) {
+            String s = e.schema;
+            String big = "repeat(md5(g::text), 300)"; // ~9.6 kB: stored out of line, in the partition's TOAST table
+            LocalPg.exec(e.pg,
+                    "CREATE TABLE " + s + ".ev (id bigint, d date, payload text, PRIMARY KEY (id, d))"
+                            + " PARTITION BY RANGE (d)",
+                    "CREATE TABLE " + s + ".ev_2024 PARTITION OF " + s + ".ev FOR VALUES FROM ('2024-01-01')"
+                            + " TO ('2025-01-01')",
+                    "CREATE TABLE " + s + ".ev_2025 PARTITION OF " + s + ".ev FOR VALUES FROM ('2025-01-01')"
+                            + " TO ('2026-01-01')",
+                    "CREATE TABLE " + s + ".ev_def PARTITION OF " + s + ".ev DEFAULT",
+                    // rows before the job: the initial snapshot copies them into the root's table
+                    "INSERT INTO " + s + ".ev SELECT g, date '2024-06-01' + (g % 500), 'pre' || g"
+                            + " FROM generate_series(1, 400) g",
+                    "INSERT INTO " + s + ".ev SELECT g, date '2024-03-01', " + big + " FROM generate_series(401, 405) g",
+                    "CREATE TABLE " + s + ".li (k int, region text, v int, PRIMARY KEY (k, region))"
+                            + " PARTITION BY LIST (region)",
+                    "CREATE TABLE " + s + ".li_eu PARTITION OF " + s + ".li FOR VALUES IN ('eu')",
+                    "CREATE TABLE " + s + ".li_us PARTITION OF " + s + ".li FOR VALUES IN ('us', 'ca')",
+                    "INSERT INTO " + s + ".li SELECT g, (ARRAY['eu', 'us', 'ca'])[g % 3 + 1], g FROM generate_series(1, 60) g",
+                    "CREATE TABLE " + s + ".hs (k int PRIMARY KEY, v text) PARTITION BY HASH (k)",
+                    "CREATE TABLE " + s + ".hs0 PARTITION OF " + s + ".hs FOR VALUES WITH (MODULUS 3, REMAINDER 0)",
+                    "CREATE TABLE " + s + ".hs1 PARTITION OF " + s + ".hs FOR VALUES WITH (MODULUS 3, REMAINDER 1)",
+                    "CREATE TABLE " + s + ".hs2 PARTITION OF " + s + ".hs FOR VALUES WITH (MODULUS 3, REMAINDER 2)",
+                    "CREATE TABLE " + s + ".tl (k int, g int, v text, PRIMARY KEY (k, g)) PARTITION BY RANGE (k)",
+                    "CREATE TABLE " + s + ".tl_a PARTITION OF " + s + ".tl FOR VALUES FROM (0) TO (1000)"
+                            + " PARTITION BY LIST (g)",
+                    "CREATE TABLE " + s + ".tl_a0 PARTITION OF " + s + ".tl_a FOR VALUES IN (0)",
+                    "CREATE TABLE " + s + ".tl_a1 PARTITION OF " + s + ".tl_a FOR VALUES IN (1)",
+                    "CREATE TABLE " + s + ".tl_b PARTITION OF " + s + ".tl FOR VALUES FROM (1000) TO (2000)",
+                    "CREATE TABLE " + s + ".kl (a int, b text) PARTITION BY RANGE (a)",
+                    "CREATE TABLE " + s + ".kl_1 PARTITION OF " + s + ".kl FOR VALUES FROM (0) TO (100)",
+                    "CREATE TABLE " + s + ".kl_2 PARTITION OF " + s + ".kl FOR VALUES FROM (100) TO (200)",
+                    "INSERT INTO " + s + ".kl SELECT g, 'k' || g FROM generate_series(0, 150, 3) g");
+            JobClient job = e.start();
+            e.awaitSnapshotComplete(Duration.ofMinutes(2));
+            LocalPg.exec(e.pg,
+                    "INSERT INTO " + s + ".hs SELECT g, 'h' || g FROM generate_series(1, 90) g",
+                    "INSERT INTO " + s + ".tl SELECT g, g % 2, 'a' FROM generate_series(0, 40) g",
+                    "INSERT INTO " + s + ".tl SELECT g, 0, 'b' FROM generate_series(1000, 1020) g",
+                    // a partition of its own column order (and a dropped column), attached while empty
+                    "CREATE TABLE " + s + ".ev_2026 (payload text, junk int, d date NOT NULL, id bigint NOT NULL,"
+                            + " PRIMARY KEY (id, d))",
+                    "ALTER TABLE " + s + ".ev_2026 DROP COLUMN junk",
+                    "ALTER TABLE " + s + ".ev ATTACH PARTITION " + s + ".ev_2026 FOR VALUES FROM ('2026-01-01')"
+                            + " TO ('2027-01-01')",
+                    "INSERT INTO " + s + ".ev SELECT g, date '2026-02-01' + g, 'new' || g FROM generate_series(1000, 1030) g",
+                    // rows moving between partitions: a DELETE in one, an INSERT in another, one transaction each
+                    "UPDATE " + s + ".ev SET d = d + 365 WHERE id BETWEEN 10 AND 30",
+                    "UPDATE " + s + ".ev SET d = date '2026-05-05' WHERE id IN (401, 402)", // TOASTed values move
+                    "UPDATE " + s + ".li SET region = 'us' WHERE region = 'eu' AND k < 20",
+                    "UPDATE " + s + ".tl SET g = 1 - g WHERE k < 10", // between two sub-partitions
+                    "UPDATE " + s + ".tl SET k = k + 1000 WHERE k BETWEEN 30 AND 35", // across the levels
+                    "UPDATE " + s + ".kl SET a = a + 100 WHERE a < 30", // a keyless move
+                    "DELETE FROM " + s + ".hs WHERE k % 7 = 0");
+            e.awaitCaughtUp(Duration.ofMinutes(2));
+            Thread.sleep(1500); // a checkpoint after it
+            job.cancel().get();
+
+            // while the job is down: more moves, root DDL, truncates, drop and detach of partitions
+            LocalPg.exec(e.pg,
+                    "UPDATE " + s + ".ev SET d = d - 365 WHERE id BETWEEN 20 AND 25",
+                    "ALTER TABLE " + s + ".ev ADD COLUMN z int DEFAULT 7",
+                    "UPDATE " + s + ".ev SET z = 8 WHERE id < 5",
+                    "ALTER TABLE " + s + ".ev RENAME COLUMN payload TO body",
+                    "TRUNCATE " + s + ".li_eu",
+                    "INSERT INTO " + s + ".li VALUES (500, 'eu', 5)",
+                    "TRUNCATE " + s + ".hs",
+                    "INSERT INTO " + s + ".hs VALUES (1, 'after truncate')");
+            job = e.start(e.config(), FlinkTestJobs.latestCheckpoint(e.checkpoints), 0);
+            LocalPg.exec(e.pg,
+                    "DROP TABLE " + s + ".ev_def",
+                    "ALTER TABLE " + s + ".kl DETACH PARTITION " + s + ".kl_1",
+                    "CREATE TABLE " + s + ".ev_2027 PARTITION OF " + s + ".ev FOR VALUES FROM ('2027-01-01')"
+                            + " TO ('2028-01-01')",
+                    "INSERT INTO " + s + ".ev (id, d, body) SELECT g, date '2027-01-01' + (g - 2000), 'late' || g"
+                            + " FROM generate_series(2000, 2050) g",
+                    "UPDATE " + s + ".ev SET body = 'moved again', d = date '2027-07-07' WHERE id = 1000",
+                    "VACUUM FULL " + s + ".kl_2", // the keyless root's rows of kl_2 get new TIDs
+                    "UPDATE " + s + ".kl SET b = 'after vacuum' WHERE a = 150");
+            e.awaitCaughtUp(Duration.ofMinutes(2));
+
+            Map<String, Integer> rows = new TreeMap<>();
+            for (String root : List.of("ev", "li", "hs", "tl", "kl")) {
+                rows.put(root, TableComparison.assertEqual(e.pg, e.ch, s, root));
+                assertEquals(byPartitionInPg(e, s + "." + root), byPartitionInCh(e, s + "__" + root),
+                        root + ": rows per partition (PostgreSQL's tableoid, ClickHouse's _partition)");
+            }
+            List<String> perLeaf = e.ch.queryTsv("SELECT name FROM system.tables WHERE database = '"
+                    + e.chDatabase + "' AND match(name, '^" + s + "__(ev_202[457]|ev_def|li_[a-z]+|hs[0-9]|tl_[a-z0-9]+|kl_2)$')").stream()
+                    .map(r -> r[0]).toList();
+            assertEquals(List.of(), perLeaf, "no partition has a ClickHouse table of its own");
+            // ev_2026 was a table of its own (replicated as one) until its ATTACH: that table stays, no longer written
+            assertEquals("0", e.ch.queryString("SELECT count() FROM `" + e.chDatabase + "`.`" + s + "__ev_2026`"));
+            assertTrue(rows.get("ev") > 400 && rows.get("tl") > 50 && rows.get("kl") > 10, rows.toString());
+            assertTrue(TestMetricReporter.value("partition_barriers") >= 4, "partition barriers: truncate li_eu,"
+                    + " drop ev_def, detach kl_1, VACUUM FULL kl_2");
+            System.out.println("partitioned roots equal to PostgreSQL: " + rows);
+        }
+    }
+
+    /** Rows per partition oid, as PostgreSQL's {@code tableoid} places them. */
+    private static Map<Long, Long> byPartitionInPg(E2e e, String root) throws Exception {
+        Map<Long, Long> out = new TreeMap<>();
+        for (String line : LocalPg.queryColumn(e.pg, "SELECT tableoid::int8 || ' ' || count(*) FROM " + root
+                + " GROUP BY tableoid")) {
+            String[] f = line.split(" ");
+            out.put(Long.parseLong(f[0]), Long.parseLong(f[1]));
+        }
+        return out;
+    }
+
+    private static Map<Long, Long> byPartitionInCh(E2e e, String table) {
+        Map<Long, Long> out = new TreeMap<>();
+        for (String[] r : e.ch.queryTsv("SELECT _partition, count() FROM `" + e.chDatabase + "`.`" + table
+                + "` FINAL WHERE _is_deleted = 0 GROUP BY _partition")) {
+            out.put(Long.parseLong(r[0]), Long.parseLong(r[1]));
+        }
+        return out;
+    }
+
+    /** {@code tables.partitions=leaf}: each partition is a table of its own, as before the setting. */
+    @Test
+    void leafModeKeepsATablePerPartition() throws Exception {
+        try (E2e e = new E2e("e2e_leaf")) {
+            String s = e.schema;
+            LocalPg.exec(e.pg,
+                    "CREATE TABLE " + s + ".ev (id bigint, d date, v text, PRIMARY KEY (id, d)) PARTITION BY RANGE (d)",
+                    "CREATE TABLE " + s + ".ev_a PARTITION OF " + s + ".ev FOR VALUES FROM ('2024-01-01') TO ('2025-01-01')",
+                    "CREATE TABLE " + s + ".ev_b PARTITION OF " + s + ".ev FOR VALUES FROM ('2025-01-01') TO ('2026-01-01')",
+                    "INSERT INTO " + s + ".ev SELECT g, date '2024-01-01' + g, 'v' FROM generate_series(1, 100) g");
+            e.start("--tables.partitions", "leaf");
+            e.awaitSnapshotComplete(Duration.ofMinutes(2));
+            LocalPg.exec(e.pg, "UPDATE " + s + ".ev SET d = d + 365 WHERE id < 30",
+                    "INSERT INTO " + s + ".ev SELECT g, date '2025-03-01', 'w' FROM generate_series(200, 220) g");
+            e.awaitCaughtUp(Duration.ofMinutes(2));
+            Map<String, Integer> rows = e.assertAllTablesEqual();
+            assertEquals(Map.of("ev_a", 71, "ev_b", 50), rows);
+            assertEquals("0", e.ch.queryString("SELECT count() FROM system.tables WHERE database = '" + e.chDatabase
+                    + "' AND name = '" + s + "__ev'"), "no table for the root in leaf mode");
+        }
+    }
+}
