@@ -105,7 +105,14 @@ class PartitionedEndToEndIT {
                             + " FROM generate_series(2000, 2050) g",
                     "UPDATE " + s + ".ev SET body = 'moved again', d = date '2027-07-07' WHERE id = 1000",
                     "VACUUM FULL " + s + ".kl_2", // the keyless root's rows of kl_2 get new TIDs
-                    "UPDATE " + s + ".kl SET b = 'after vacuum' WHERE a = 150");
+                    "UPDATE " + s + ".kl SET b = 'after vacuum' WHERE a = 150",
+                    // rewriting ALTER TYPE on roots: every partition rewritten in one commit, keyed and keyless
+                    "ALTER TABLE " + s + ".li ALTER COLUMN v TYPE bigint",
+                    "ALTER TABLE " + s + ".kl ADD COLUMN c int DEFAULT 5",
+                    "DELETE FROM " + s + ".kl WHERE a = 147",
+                    "ALTER TABLE " + s + ".kl ALTER COLUMN c TYPE bigint",
+                    "UPDATE " + s + ".kl SET c = 6 WHERE a = 144",
+                    "UPDATE " + s + ".li SET v = 5000000000 WHERE k = 500");
             e.awaitCaughtUp(Duration.ofMinutes(2));
 
             Map<String, Integer> rows = new TreeMap<>();
@@ -166,6 +173,14 @@ class PartitionedEndToEndIT {
             assertEquals(Map.of("ev_a", 71, "ev_b", 50), rows);
             assertEquals("0", e.ch.queryString("SELECT count() FROM system.tables WHERE database = '" + e.chDatabase
                     + "' AND name = '" + s + "__ev'"), "no table for the root in leaf mode");
+
+            // restored with the other setting: the tables hold the partitions one way, so the job stops at once
+            Thread.sleep(1500); // a checkpoint after it
+            e.cancelJobs();
+            e.start(e.config("--tables.partitions", "root"), FlinkTestJobs.latestCheckpoint(e.checkpoints), 3);
+            String why = e.awaitJobFailure(Duration.ofMinutes(1));
+            assertTrue(why.contains("tables.partitions is root") && why.contains("--tables.partitions leaf"), why);
+            assertEquals(0, TestMetricReporter.value("rows_staged"), "nothing written by the refused restore");
         }
     }
 }
