@@ -111,6 +111,16 @@ public record JobConfig(PgConnectionConfig pg, WalSourceOptions source, String i
         return CatalogFilter.parse(include, exclude).withPartitionRoots(partitionRoots);
     }
 
+    private static boolean keepDetachedRows(ParameterTool p) {
+        String v = string(p, JobOptions.TABLES_PARTITIONS_DETACHED);
+        return switch (v) {
+            case "remove" -> false;
+            case "keep" -> true;
+            default -> throw new IllegalArgumentException("invalid --" + JobOptions.TABLES_PARTITIONS_DETACHED.key()
+                    + " '" + v + "': remove (a detached partition's rows leave its root's table) or keep");
+        };
+    }
+
     private static boolean partitionRoots(ParameterTool p) {
         String v = string(p, JobOptions.TABLES_PARTITIONS);
         return switch (v) {
@@ -219,7 +229,7 @@ public record JobConfig(PgConnectionConfig pg, WalSourceOptions source, String i
                     longValue(p, JobOptions.CLICKHOUSE_FLUSH_BYTES),
                     duration(p, JobOptions.CLICKHOUSE_RETRY_TIMEOUT), toastMirrors,
                     unwritable.equals("quarantine"), tables,
-                    duration(p, JobOptions.CLICKHOUSE_STATEMENT_TIMEOUT));
+                    duration(p, JobOptions.CLICKHOUSE_STATEMENT_TIMEOUT), keepDetachedRows(p));
         } catch (IllegalArgumentException e) {
             throw new IllegalArgumentException("invalid ClickHouse setting: " + e.getMessage(), e);
         }

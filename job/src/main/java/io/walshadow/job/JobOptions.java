@@ -50,6 +50,9 @@ public final class JobOptions {
     public static final ConfigOption<String> TABLES_PARTITIONS = ConfigOptions.key("tables.partitions").stringType()
             .defaultValue("root")
             .withDescription("`root`: a partitioned table replicates into one ClickHouse table named after its root (all levels), columns mapped by name, `_partition` holding each row's partition oid; the include / exclude patterns match the root, and its partitions come with it. `leaf`: each partition is a table of its own, matched by its own name (earlier builds' behaviour). Not changeable on a restored job that replicates partitions (`docs/clickhouse.md`, Partitioned tables)");
+    public static final ConfigOption<String> TABLES_PARTITIONS_DETACHED = ConfigOptions.key("tables.partitions.detached")
+            .stringType().defaultValue("remove")
+            .withDescription("with `tables.partitions=root`, what happens in the root's table to the rows of a partition that is detached, dropped or truncated alone: `remove` (they end there, as in PostgreSQL's root) or `keep` (they stay, an archive of partitions PostgreSQL let go). A detached partition that the filter includes becomes a table of its own either way, starting with its rows as of the detach");
     public static final ConfigOption<String> SLOT = ConfigOptions.key("slot").stringType()
             .defaultValue("walshadow")
             .withDescription("physical replication slot (`[a-z0-9_]`, ≤ 63)");
@@ -149,7 +152,7 @@ public final class JobOptions {
 
     /** All of them, in the table's order. */
     public static final List<ConfigOption<?>> ALL = List.of(PG_HOST, PG_PORT, PG_DATABASE, PG_USER, PG_PASSWORD_FILE, PG_SSLMODE, PG_SSLROOTCERT,
-            TABLES_INCLUDE, TABLES_ALLOW_UNMATCHED, TABLES_EXCLUDE, TABLES_PARTITIONS, SLOT, SLOT_CREATE, STATUS_INTERVAL_MS,
+            TABLES_INCLUDE, TABLES_ALLOW_UNMATCHED, TABLES_EXCLUDE, TABLES_PARTITIONS, TABLES_PARTITIONS_DETACHED, SLOT, SLOT_CREATE, STATUS_INTERVAL_MS,
             FETCH_MAX_RECORDS, CHECKPOINT_INTERVAL, CHECKPOINT_DIR, PROGRESS_INTERVAL, XACT_PREPARED_DROP,
             XACT_BUFFER_HEAP_BYTES, XACT_BUFFER_HEAP_FAMILY_BYTES, TOAST_MODE, TOAST_MISSING,
             TOAST_VALUE_MAX_BYTES, TOAST_FETCH_BATCH_BYTES, TYPES_UNDECODABLE, TYPES_UNDECODABLE_COLUMNS, SNAPSHOT_MODE, SNAPSHOT_PARALLELISM,

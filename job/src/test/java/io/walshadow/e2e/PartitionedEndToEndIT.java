@@ -99,6 +99,10 @@ class PartitionedEndToEndIT {
             LocalPg.exec(e.pg,
                     "DROP TABLE " + s + ".ev_def",
                     "ALTER TABLE " + s + ".kl DETACH PARTITION " + s + ".kl_1",
+                    "UPDATE " + s + ".kl_1 SET b = 'detached' WHERE a < 12", // a table of its own now
+                    "ALTER TABLE " + s + ".ev DETACH PARTITION " + s + ".ev_2024",
+                    "DELETE FROM " + s + ".ev_2024 WHERE id % 5 = 0",
+                    "INSERT INTO " + s + ".ev_2024 VALUES (9999, '2030-01-01', 'outside the old bound', 1)",
                     "CREATE TABLE " + s + ".ev_2027 PARTITION OF " + s + ".ev FOR VALUES FROM ('2027-01-01')"
                             + " TO ('2028-01-01')",
                     "INSERT INTO " + s + ".ev (id, d, body) SELECT g, date '2027-01-01' + (g - 2000), 'late' || g"
@@ -121,15 +125,19 @@ class PartitionedEndToEndIT {
                 assertEquals(byPartitionInPg(e, s + "." + root), byPartitionInCh(e, s + "__" + root),
                         root + ": rows per partition (PostgreSQL's tableoid, ClickHouse's _partition)");
             }
+            // detached partitions are tables of their own, starting with their rows as of the detach
+            rows.put("ev_2024 (detached)", TableComparison.assertEqual(e.pg, e.ch, s, "ev_2024"));
+            rows.put("kl_1 (detached)", TableComparison.assertEqual(e.pg, e.ch, s, "kl_1"));
             List<String> perLeaf = e.ch.queryTsv("SELECT name FROM system.tables WHERE database = '"
-                    + e.chDatabase + "' AND match(name, '^" + s + "__(ev_202[457]|ev_def|li_[a-z]+|hs[0-9]|tl_[a-z0-9]+|kl_2)$')").stream()
+                    + e.chDatabase + "' AND match(name, '^" + s + "__(ev_202[57]|ev_def|li_[a-z]+|hs[0-9]|tl_[a-z0-9]+|kl_2)$')").stream()
                     .map(r -> r[0]).toList();
             assertEquals(List.of(), perLeaf, "no partition has a ClickHouse table of its own");
             // ev_2026 was a table of its own (replicated as one) until its ATTACH: that table stays, no longer written
             assertEquals("0", e.ch.queryString("SELECT count() FROM `" + e.chDatabase + "`.`" + s + "__ev_2026`"));
-            assertTrue(rows.get("ev") > 400 && rows.get("tl") > 50 && rows.get("kl") > 10, rows.toString());
-            assertTrue(TestMetricReporter.value("partition_barriers") >= 4, "partition barriers: truncate li_eu,"
-                    + " drop ev_def, detach kl_1, VACUUM FULL kl_2");
+            assertTrue(rows.get("ev") > 200 && rows.get("ev_2024 (detached)") > 100 && rows.get("tl") > 50 && rows.get("kl") > 10, rows.toString());
+            assertTrue(TestMetricReporter.value("partition_barriers") >= 5, "partition barriers: truncate li_eu,"
+                    + " drop ev_def, detach kl_1 and ev_2024, VACUUM FULL kl_2");
+            assertEquals(2, TestMetricReporter.value("partitions_detached_copied"));
             System.out.println("partitioned roots equal to PostgreSQL: " + rows);
         }
     }
@@ -152,6 +160,36 @@ class PartitionedEndToEndIT {
             out.put(Long.parseLong(r[0]), Long.parseLong(r[1]));
         }
         return out;
+    }
+
+    /**
+     * {@code tables.partitions.detached=keep}: the rows of a detached, a dropped and a truncated partition stay in the
+     * root's table (an archive), while the detached one is also a table of its own.
+     */
+    @Test
+    void keptPartitionsStayInTheRootsTable() throws Exception {
+        try (E2e e = new E2e("e2e_keep")) {
+            String s = e.schema;
+            LocalPg.exec(e.pg,
+                    "CREATE TABLE " + s + ".m (id int, month int, v text, PRIMARY KEY (id, month))"
+                            + " PARTITION BY LIST (month)",
+                    "CREATE TABLE " + s + ".m1 PARTITION OF " + s + ".m FOR VALUES IN (1)",
+                    "CREATE TABLE " + s + ".m2 PARTITION OF " + s + ".m FOR VALUES IN (2)",
+                    "CREATE TABLE " + s + ".m3 PARTITION OF " + s + ".m FOR VALUES IN (3)",
+                    "CREATE TABLE " + s + ".m4 PARTITION OF " + s + ".m FOR VALUES IN (4)");
+            e.start("--tables.partitions.detached", "keep");
+            LocalPg.exec(e.pg, "INSERT INTO " + s + ".m SELECT g, g % 4 + 1, 'v' FROM generate_series(1, 200) g");
+            Map<Long, Long> before = byPartitionInPg(e, s + ".m");
+            LocalPg.exec(e.pg, "ALTER TABLE " + s + ".m DETACH PARTITION " + s + ".m1", "DROP TABLE " + s + ".m2",
+                    "TRUNCATE " + s + ".m3", "UPDATE " + s + ".m1 SET v = 'own' WHERE id < 50",
+                    "INSERT INTO " + s + ".m VALUES (1000, 4, 'later')");
+            e.awaitCaughtUp(Duration.ofMinutes(2));
+            Map<Long, Long> expected = new TreeMap<>(before);
+            expected.merge(byPartitionInPg(e, s + ".m").keySet().iterator().next(), 1L, Long::sum); // the later row
+            assertEquals(expected, byPartitionInCh(e, s + "__m"), "every partition's rows as of its end, kept");
+            assertEquals(50, TableComparison.assertEqual(e.pg, e.ch, s, "m1"), "the detached partition's own table");
+            assertEquals(0, TestMetricReporter.value("partition_barriers"));
+        }
     }
 
     /** {@code tables.partitions=leaf}: each partition is a table of its own, as before the setting. */

@@ -92,6 +92,14 @@ public final class StepExecutor {
             if (exists(t)) {
                 sql(DestinationSchema.partitionBarrierSql(db, b));
             }
+        } else if (step instanceof SinkStep.CopyPartition c) {
+            if (exists(t) && exists(c.to())) {
+                sql("INSERT INTO " + name(c.to()) + " (" + String.join(", ", c.into().stream()
+                        .map(DestinationSchema::quote).toList()) + ") SELECT " + String.join(", ", c.from().stream()
+                        .map(DestinationSchema::quote).toList()) + " FROM " + name(t) + " FINAL WHERE "
+                        + quote(DestinationSchema.IS_DELETED) + " = 0 AND " + quote(DestinationSchema.PARTITION) + " = "
+                        + Integer.toUnsignedString(c.partition()));
+            }
         } else if (step instanceof SinkStep.CopyLive c) {
             if (exists(t) && exists(c.to())) {
                 StringBuilder cols = new StringBuilder();

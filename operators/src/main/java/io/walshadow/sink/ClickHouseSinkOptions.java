@@ -23,18 +23,20 @@ import java.util.Objects;
  *     restore releases quarantined tables it excludes
  * @param statementTimeout how long one statement is waited for before it counts as failed (transiently: retried,
  *     the retry replacing the attempt if the server still runs it); the server gives up a sixth sooner
+ * @param keepDetachedRows a detached (or dropped, or truncated) partition's rows stay in its root's table
+ *     ({@code tables.partitions.detached keep}) instead of ending there
  */
 public record ClickHouseSinkOptions(String endpoint, String user, String password, String database,
                                     String rootCertificate, String sinkId, boolean dropTables, long flushBytes,
                                     Duration retryTimeout, boolean toastMirrors, boolean quarantine, String tables,
-                                    Duration statementTimeout)
+                                    Duration statementTimeout, boolean keepDetachedRows)
         implements Serializable {
     /** Failing the job on a value it cannot write, for every table. */
     public ClickHouseSinkOptions(String endpoint, String user, String password, String database,
                                  String rootCertificate, String sinkId, boolean dropTables, long flushBytes,
                                  Duration retryTimeout, boolean toastMirrors) {
         this(endpoint, user, password, database, rootCertificate, sinkId, dropTables, flushBytes, retryTimeout,
-                toastMirrors, false, null, ClickHouseConnection.DEFAULT_TIMEOUT);
+                toastMirrors, false, null, ClickHouseConnection.DEFAULT_TIMEOUT, false);
     }
 
     public ClickHouseSinkOptions {

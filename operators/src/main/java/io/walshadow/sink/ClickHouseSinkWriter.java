@@ -147,6 +147,7 @@ final class ClickHouseSinkWriter implements CommittingSinkWriter<Drained, SinkBa
     private final Counter snapshotSuperseded;
     private final Counter partitionsEnded;
     private final Counter partitionsAttachedUncopied;
+    private final Counter partitionsCopied;
     private final Quarantine quarantine;
 
     private static final class Stage {
@@ -200,6 +201,7 @@ final class ClickHouseSinkWriter implements CommittingSinkWriter<Drained, SinkBa
         snapshotSuperseded = g.counter("snapshot_rows_superseded");
         partitionsEnded = g.counter("partition_barriers");
         partitionsAttachedUncopied = g.counter("partitions_attached_uncopied");
+        partitionsCopied = g.counter("partitions_detached_copied");
         Counter retries = g.counter("writer_retries");
         ch = options.connect();
         retry = new Retrier(options.retryTimeout(), retries::inc);
@@ -372,7 +374,10 @@ final class ClickHouseSinkWriter implements CommittingSinkWriter<Drained, SinkBa
             if (rewritten) {
                 rewrittenTo.put(leaf, a.locator());
             }
-            if (dest != null && left) {
+            if (dest != null && left && a != null && !routed(a) && tables.get(leaf) == null) {
+                ownTable(dest, a); // detached, and included on its own: a table of its own from its rows there
+            }
+            if (dest != null && left && !options.keepDetachedRows()) {
                 endPartition(dest, leaf, commitLsn, commitLsn); // its rows, this transaction's too, end here
                 partitionsEnded.inc();
             } else if (dest != null && rewritten && dest.keyedByTid()) {
@@ -392,6 +397,43 @@ final class ClickHouseSinkWriter implements CommittingSinkWriter<Drained, SinkBa
                     a.partition().root().qualifiedName(), Lsn.format(commitLsn), a.partition().root().qualifiedName(),
                     own == null ? "" : "; its own ClickHouse table " + own.destName() + " is kept, no longer written");
         }
+    }
+
+    /**
+     * A detached partition's own destination, filled from its rows in its root's: the root's table holds every
+     * commit before this one, so the copy is the partition as of the detach. Columns by PostgreSQL name (the
+     * root's table may keep an older ClickHouse name for a sorting-key column).
+     */
+    private void ownTable(DestTable root, RelationDescriptor leaf) {
+        DestTable own = create(leaf);
+        List<String> from = new ArrayList<>();
+        List<String> into = new ArrayList<>();
+        for (io.walshadow.catalog.Column c : leaf.columns()) {
+            String to = own.chName(c.attnum());
+            String src = rootColumn(root, c.name());
+            if (to != null && src != null) {
+                from.add(src);
+                into.add(to);
+            }
+        }
+        for (String meta : List.of(DestinationSchema.LSN, DestinationSchema.COMMIT_LSN, DestinationSchema.XID,
+                DestinationSchema.IS_DELETED, DestinationSchema.TID_BLOCK, DestinationSchema.TID_OFFSET)) {
+            if (SinkTables.columns(own).contains(meta)) {
+                from.add(meta);
+                into.add(meta);
+            }
+        }
+        addSteps(List.of(new SinkStep.CopyPartition(root.destName(), own.destName(), leaf.relOid(), from, into)));
+        partitionsCopied.inc();
+    }
+
+    private static String rootColumn(DestTable root, String pgName) {
+        for (io.walshadow.catalog.Column c : root.shape().columns()) {
+            if (!c.dropped() && c.name().equals(pgName)) {
+                return root.chName(c.attnum());
+            }
+        }
+        return null;
     }
 
     /** A {@link SinkStep.PartitionBarrier}: the partition's live rows older than {@code below} end at {@code lsn}. */
@@ -448,7 +490,8 @@ final class ClickHouseSinkWriter implements CommittingSinkWriter<Drained, SinkBa
             if (routed(d)) {
                 // a partition truncated alone ends its own rows; one truncated with its root goes with the root's
                 DestTable root = tables.get(d.partition().root().relOid());
-                if (root != null && !named.contains(root.relOid()) && !quarantine.skips(d.relOid())) {
+                if (root != null && !named.contains(root.relOid()) && !quarantine.skips(d.relOid())
+                        && !options.keepDetachedRows()) {
                     endPartition(root, d.relOid(), t.lsn(), t.lsn());
                     partitionsEnded.inc();
                 }

@@ -26,9 +26,10 @@ import org.apache.flink.core.memory.DataOutputSerializer;
  *   10 ToastBarrier: long bornFrom, long lsn
  *   11 CopyLive: string to, count m, m x string column
  *   12 PartitionBarrier: uvarint partition, count m, m x string key column, long below, long lsn
+ *   13 CopyPartition: string to, uvarint partition, count m, m x (string from column, string into column)
  * </pre>
  * Version 1 is version 2 without kind 10; version 2 is version 3 without kind 11; version 3 is version 4 without
- * the attempt (read as 0: no filter); version 4 is version 5 without kind 12.
+ * the attempt (read as 0: no filter); version 4 is version 5 without kinds 12 and 13.
  */
 public final class SinkBatchSerializer implements SimpleVersionedSerializer<SinkBatch>, java.io.Serializable {
     private static final long serialVersionUID = 1L;
@@ -128,6 +129,14 @@ public final class SinkBatchSerializer implements SimpleVersionedSerializer<Sink
             }
             out.writeLong(b.below());
             out.writeLong(b.lsn());
+        } else if (s instanceof SinkStep.CopyPartition c) {
+            Wire.writeString(out, c.to());
+            Wire.writeUVarInt(out, c.partition());
+            Wire.writeCount(out, c.from().size());
+            for (int i = 0; i < c.from().size(); i++) {
+                Wire.writeString(out, c.from().get(i));
+                Wire.writeString(out, c.into().get(i));
+            }
         } // Truncate, DropTable: the table only
     }
 
@@ -154,6 +163,8 @@ public final class SinkBatchSerializer implements SimpleVersionedSerializer<Sink
             return 11;
         } else if (s instanceof SinkStep.PartitionBarrier) {
             return 12;
+        } else if (s instanceof SinkStep.CopyPartition) {
+            return 13;
         }
         return 9; // Insert
     }
@@ -198,6 +209,18 @@ public final class SinkBatchSerializer implements SimpleVersionedSerializer<Sink
                     key.add(Wire.readString(in));
                 }
                 return new SinkStep.PartitionBarrier(table, partition, key, in.readLong(), in.readLong());
+            }
+            case 13: {
+                String to = Wire.readString(in);
+                int partition = Wire.readUVarInt(in, "partition oid");
+                int m = Wire.readCount(in, "copied columns");
+                List<String> from = new ArrayList<>(m);
+                List<String> into = new ArrayList<>(m);
+                for (int i = 0; i < m; i++) {
+                    from.add(Wire.readString(in));
+                    into.add(Wire.readString(in));
+                }
+                return new SinkStep.CopyPartition(table, to, partition, from, into);
             }
             default:
                 throw new StateFormatException("sink step of unknown kind " + kind);

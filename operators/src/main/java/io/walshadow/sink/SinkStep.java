@@ -58,6 +58,23 @@ public sealed interface SinkStep {
     }
 
     /**
+     * Copies the live rows a partition wrote in its root's table ({@code table}) into its own table ({@code to}),
+     * versions and TIDs kept: a detached partition's table starts with exactly its rows as of the detach, the root's
+     * table having every earlier commit. Each {@code from} column goes into the {@code into} column at the same
+     * position. A repeat copies the same rows at the same versions, which ReplacingMergeTree folds.
+     */
+    record CopyPartition(String table, String to, int partition, List<String> from, List<String> into)
+            implements SinkStep {
+        public CopyPartition {
+            from = List.copyOf(from);
+            into = List.copyOf(into);
+            if (from.size() != into.size()) {
+                throw new IllegalArgumentException("columns from " + from + " into " + into);
+            }
+        }
+    }
+
+    /**
      * Copies the live rows (newest version of each key, not deleted) of {@code table} into {@code to}, columns by
      * name: a destination re-keyed by TID is filled from the old one. A repeat copies the same rows at the same
      * versions, which ReplacingMergeTree folds.
