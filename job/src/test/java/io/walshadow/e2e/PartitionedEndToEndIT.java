@@ -64,6 +64,10 @@ class PartitionedEndToEndIT {
             e.awaitSnapshotComplete(Duration.ofMinutes(2));
             LocalPg.exec(e.pg,
                     "INSERT INTO " + s + ".hs SELECT g, 'h' || g FROM generate_series(1, 90) g",
+                    // replicated on its own (it matches the filter) until it is attached, after the restore
+                    "CREATE TABLE " + s + ".li_mx (v int, region text NOT NULL, k int NOT NULL, PRIMARY KEY (k, region))",
+                    "INSERT INTO " + s + ".li_mx SELECT g, 'mx', g FROM generate_series(100, 140) g",
+                    "DELETE FROM " + s + ".li_mx WHERE k = 100",
                     "INSERT INTO " + s + ".tl SELECT g, g % 2, 'a' FROM generate_series(0, 40) g",
                     "INSERT INTO " + s + ".tl SELECT g, 0, 'b' FROM generate_series(1000, 1020) g",
                     // a partition of its own column order (and a dropped column), attached while empty
@@ -97,6 +101,9 @@ class PartitionedEndToEndIT {
                     "INSERT INTO " + s + ".hs VALUES (1, 'after truncate')");
             job = e.start(e.config(), FlinkTestJobs.latestCheckpoint(e.checkpoints), 0);
             LocalPg.exec(e.pg,
+                    "UPDATE " + s + ".li_mx SET v = -v WHERE k < 110",
+                    "ALTER TABLE " + s + ".li ATTACH PARTITION " + s + ".li_mx FOR VALUES IN ('mx')",
+                    "UPDATE " + s + ".li SET v = 0 WHERE k = 139 AND region = 'mx'",
                     "DROP TABLE " + s + ".ev_def",
                     "ALTER TABLE " + s + ".kl DETACH PARTITION " + s + ".kl_1",
                     "UPDATE " + s + ".kl_1 SET b = 'detached' WHERE a < 12", // a table of its own now
@@ -129,7 +136,7 @@ class PartitionedEndToEndIT {
             rows.put("ev_2024 (detached)", TableComparison.assertEqual(e.pg, e.ch, s, "ev_2024"));
             rows.put("kl_1 (detached)", TableComparison.assertEqual(e.pg, e.ch, s, "kl_1"));
             List<String> perLeaf = e.ch.queryTsv("SELECT name FROM system.tables WHERE database = '"
-                    + e.chDatabase + "' AND match(name, '^" + s + "__(ev_202[57]|ev_def|li_[a-z]+|hs[0-9]|tl_[a-z0-9]+|kl_2)$')").stream()
+                    + e.chDatabase + "' AND match(name, '^" + s + "__(ev_202[57]|ev_def|li_(eu|us)|hs[0-9]|tl_[a-z0-9]+|kl_2)$')").stream()
                     .map(r -> r[0]).toList();
             assertEquals(List.of(), perLeaf, "no partition has a ClickHouse table of its own");
             // ev_2026 was a table of its own (replicated as one) until its ATTACH: that table stays, no longer written
@@ -138,6 +145,8 @@ class PartitionedEndToEndIT {
             assertTrue(TestMetricReporter.value("partition_barriers") >= 5, "partition barriers: truncate li_eu,"
                     + " drop ev_def, detach kl_1 and ev_2024, VACUUM FULL kl_2");
             assertEquals(2, TestMetricReporter.value("partitions_detached_copied"));
+            assertEquals(1, TestMetricReporter.value("partitions_attached_copied"), "li_mx, from its own table");
+            assertEquals(0, TestMetricReporter.value("partitions_attached_uncopied"));
             System.out.println("partitioned roots equal to PostgreSQL: " + rows);
         }
     }

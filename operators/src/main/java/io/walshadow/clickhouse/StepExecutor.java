@@ -100,6 +100,14 @@ public final class StepExecutor {
                         + quote(DestinationSchema.IS_DELETED) + " = 0 AND " + quote(DestinationSchema.PARTITION) + " = "
                         + Integer.toUnsignedString(c.partition()));
             }
+        } else if (step instanceof SinkStep.CopyAsPartition c) {
+            if (exists(t) && exists(c.to())) {
+                sql("INSERT INTO " + name(c.to()) + " (" + String.join(", ", c.into().stream()
+                        .map(DestinationSchema::quote).toList()) + ", " + quote(DestinationSchema.PARTITION)
+                        + ") SELECT " + String.join(", ", c.from().stream().map(DestinationSchema::quote).toList())
+                        + ", toUInt32(" + Integer.toUnsignedString(c.partition()) + ") FROM " + name(t) + " FINAL WHERE "
+                        + quote(DestinationSchema.IS_DELETED) + " = 0");
+            }
         } else if (step instanceof SinkStep.CopyLive c) {
             if (exists(t) && exists(c.to())) {
                 StringBuilder cols = new StringBuilder();

@@ -148,6 +148,7 @@ final class ClickHouseSinkWriter implements CommittingSinkWriter<Drained, SinkBa
     private final Counter partitionsEnded;
     private final Counter partitionsAttachedUncopied;
     private final Counter partitionsCopied;
+    private final Counter partitionsAttachedCopied;
     private final Quarantine quarantine;
 
     private static final class Stage {
@@ -202,6 +203,7 @@ final class ClickHouseSinkWriter implements CommittingSinkWriter<Drained, SinkBa
         partitionsEnded = g.counter("partition_barriers");
         partitionsAttachedUncopied = g.counter("partitions_attached_uncopied");
         partitionsCopied = g.counter("partitions_detached_copied");
+        partitionsAttachedCopied = g.counter("partitions_attached_copied");
         Counter retries = g.counter("writer_retries");
         ch = options.connect();
         retry = new Retrier(options.retryTimeout(), retries::inc);
@@ -388,10 +390,15 @@ final class ClickHouseSinkWriter implements CommittingSinkWriter<Drained, SinkBa
             create(a.partition().root()); // an empty partition in the initial snapshot: the root exists all the same
         }
         if (!routed(b) && b != null && routed(a)) {
-            // a table with rows of its own attached: they are not in the WAL after its attach (slice S4 copies them)
-            partitionsAttachedUncopied.inc();
+            // a table with rows of its own attached: they are not in the WAL after its attach
             DestTable own = tables.remove(leaf);
             targets.remove(leaf);
+            DestTable root = tables.get(a.partition().root().relOid());
+            if (own != null && root != null) {
+                intoRoot(own, root, leaf); // replicated on its own until now: its table has them all
+                return;
+            }
+            partitionsAttachedUncopied.inc();
             LOG.warn("sink {}: {} was attached as a partition of {} at {}: rows it held before are not copied into"
                     + " {}'s destination by this build (only its changes from here on){}", sinkId, b.qualifiedName(),
                     a.partition().root().qualifiedName(), Lsn.format(commitLsn), a.partition().root().qualifiedName(),
@@ -425,6 +432,32 @@ final class ClickHouseSinkWriter implements CommittingSinkWriter<Drained, SinkBa
         }
         addSteps(List.of(new SinkStep.CopyPartition(root.destName(), own.destName(), leaf.relOid(), from, into)));
         partitionsCopied.inc();
+    }
+
+    /** A table replicated on its own, attached: its rows as of the attach go to its root's table. */
+    private void intoRoot(DestTable own, DestTable root, int leaf) {
+        List<String> from = new ArrayList<>();
+        List<String> into = new ArrayList<>();
+        for (io.walshadow.catalog.Column c : own.shape().columns()) {
+            String src = own.chName(c.attnum());
+            String to = rootColumn(root, c.name());
+            if (src != null && to != null) {
+                from.add(src);
+                into.add(to);
+            }
+        }
+        for (String meta : List.of(DestinationSchema.LSN, DestinationSchema.COMMIT_LSN, DestinationSchema.XID,
+                DestinationSchema.IS_DELETED, DestinationSchema.TID_BLOCK, DestinationSchema.TID_OFFSET)) {
+            if (SinkTables.columns(own).contains(meta)) {
+                from.add(meta);
+                into.add(meta);
+            }
+        }
+        addSteps(List.of(new SinkStep.CopyAsPartition(own.destName(), root.destName(), leaf, from, into)));
+        partitionsAttachedCopied.inc();
+        LOG.info("sink {}: {} was attached as a partition of {}: its rows go from {} to {} (the former is kept, no"
+                + " longer written)", sinkId, own.shape().qualifiedName(), root.shape().qualifiedName(),
+                own.destName(), root.destName());
     }
 
     private static String rootColumn(DestTable root, String pgName) {

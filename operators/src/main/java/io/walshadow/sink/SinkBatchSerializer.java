@@ -27,9 +27,10 @@ import org.apache.flink.core.memory.DataOutputSerializer;
  *   11 CopyLive: string to, count m, m x string column
  *   12 PartitionBarrier: uvarint partition, count m, m x string key column, long below, long lsn
  *   13 CopyPartition: string to, uvarint partition, count m, m x (string from column, string into column)
+ *   14 CopyAsPartition: as 13
  * </pre>
  * Version 1 is version 2 without kind 10; version 2 is version 3 without kind 11; version 3 is version 4 without
- * the attempt (read as 0: no filter); version 4 is version 5 without kinds 12 and 13.
+ * the attempt (read as 0: no filter); version 4 is version 5 without kinds 12 to 14.
  */
 public final class SinkBatchSerializer implements SimpleVersionedSerializer<SinkBatch>, java.io.Serializable {
     private static final long serialVersionUID = 1L;
@@ -130,14 +131,21 @@ public final class SinkBatchSerializer implements SimpleVersionedSerializer<Sink
             out.writeLong(b.below());
             out.writeLong(b.lsn());
         } else if (s instanceof SinkStep.CopyPartition c) {
-            Wire.writeString(out, c.to());
-            Wire.writeUVarInt(out, c.partition());
-            Wire.writeCount(out, c.from().size());
-            for (int i = 0; i < c.from().size(); i++) {
-                Wire.writeString(out, c.from().get(i));
-                Wire.writeString(out, c.into().get(i));
-            }
+            writeCopy(out, c.to(), c.partition(), c.from(), c.into());
+        } else if (s instanceof SinkStep.CopyAsPartition c) {
+            writeCopy(out, c.to(), c.partition(), c.from(), c.into());
         } // Truncate, DropTable: the table only
+    }
+
+    private static void writeCopy(DataOutput out, String to, int partition, List<String> from, List<String> into)
+            throws IOException {
+        Wire.writeString(out, to);
+        Wire.writeUVarInt(out, partition);
+        Wire.writeCount(out, from.size());
+        for (int i = 0; i < from.size(); i++) {
+            Wire.writeString(out, from.get(i));
+            Wire.writeString(out, into.get(i));
+        }
     }
 
     private static int kind(SinkStep s) {
@@ -165,6 +173,8 @@ public final class SinkBatchSerializer implements SimpleVersionedSerializer<Sink
             return 12;
         } else if (s instanceof SinkStep.CopyPartition) {
             return 13;
+        } else if (s instanceof SinkStep.CopyAsPartition) {
+            return 14;
         }
         return 9; // Insert
     }
@@ -210,7 +220,8 @@ public final class SinkBatchSerializer implements SimpleVersionedSerializer<Sink
                 }
                 return new SinkStep.PartitionBarrier(table, partition, key, in.readLong(), in.readLong());
             }
-            case 13: {
+            case 13:
+            case 14: {
                 String to = Wire.readString(in);
                 int partition = Wire.readUVarInt(in, "partition oid");
                 int m = Wire.readCount(in, "copied columns");
@@ -220,7 +231,8 @@ public final class SinkBatchSerializer implements SimpleVersionedSerializer<Sink
                     from.add(Wire.readString(in));
                     into.add(Wire.readString(in));
                 }
-                return new SinkStep.CopyPartition(table, to, partition, from, into);
+                return kind == 13 ? new SinkStep.CopyPartition(table, to, partition, from, into)
+                        : new SinkStep.CopyAsPartition(table, to, partition, from, into);
             }
             default:
                 throw new StateFormatException("sink step of unknown kind " + kind);

@@ -75,6 +75,22 @@ public sealed interface SinkStep {
     }
 
     /**
+     * The reverse of {@link CopyPartition}: a table replicated on its own until it was attached as a partition
+     * ({@code table}) gives its live rows to its root's table ({@code to}), versions and TIDs kept, {@code _partition}
+     * set: exact as of the attach, since its own table has every commit before it.
+     */
+    record CopyAsPartition(String table, String to, int partition, List<String> from, List<String> into)
+            implements SinkStep {
+        public CopyAsPartition {
+            from = List.copyOf(from);
+            into = List.copyOf(into);
+            if (from.size() != into.size()) {
+                throw new IllegalArgumentException("columns from " + from + " into " + into);
+            }
+        }
+    }
+
+    /**
      * Copies the live rows (newest version of each key, not deleted) of {@code table} into {@code to}, columns by
      * name: a destination re-keyed by TID is filled from the old one. A repeat copies the same rows at the same
      * versions, which ReplacingMergeTree folds.
