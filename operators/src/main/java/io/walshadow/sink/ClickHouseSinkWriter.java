@@ -395,7 +395,7 @@ final class ClickHouseSinkWriter implements CommittingSinkWriter<Drained, SinkBa
             targets.remove(leaf);
             DestTable root = tables.get(a.partition().root().relOid());
             if (own != null && root != null) {
-                intoRoot(own, root, leaf); // replicated on its own until now: its table has them all
+                intoRoot(own, root, leaf, commitLsn); // replicated on its own until now: its table has them all
                 return;
             }
             partitionsAttachedUncopied.inc();
@@ -434,8 +434,12 @@ final class ClickHouseSinkWriter implements CommittingSinkWriter<Drained, SinkBa
         partitionsCopied.inc();
     }
 
-    /** A table replicated on its own, attached: its rows as of the attach go to its root's table. */
-    private void intoRoot(DestTable own, DestTable root, int leaf) {
+    /**
+     * A table replicated on its own, attached: its rows as of the attach go to its root's table; its own table then
+     * goes as a dropped table's does ({@code clickhouse.on.drop}: dropped, or renamed aside), so that a later detach
+     * starts its table afresh.
+     */
+    private void intoRoot(DestTable own, DestTable root, int leaf, long commitLsn) {
         List<String> from = new ArrayList<>();
         List<String> into = new ArrayList<>();
         for (io.walshadow.catalog.Column c : own.shape().columns()) {
@@ -453,11 +457,14 @@ final class ClickHouseSinkWriter implements CommittingSinkWriter<Drained, SinkBa
                 into.add(meta);
             }
         }
-        addSteps(List.of(new SinkStep.CopyAsPartition(own.destName(), root.destName(), leaf, from, into)));
+        String aside = own.destName() + "__attached_" + Lsn.format(commitLsn).replace('/', '_');
+        addSteps(List.of(new SinkStep.CopyAsPartition(own.destName(), root.destName(), leaf, from, into),
+                options.dropTables() ? new SinkStep.DropTable(own.destName())
+                        : new SinkStep.RenameTable(own.destName(), aside)));
         partitionsAttachedCopied.inc();
-        LOG.info("sink {}: {} was attached as a partition of {}: its rows go from {} to {} (the former is kept, no"
-                + " longer written)", sinkId, own.shape().qualifiedName(), root.shape().qualifiedName(),
-                own.destName(), root.destName());
+        LOG.info("sink {}: {} was attached as a partition of {}: its rows go from {} to {}, which is then {}", sinkId,
+                own.shape().qualifiedName(), root.shape().qualifiedName(), own.destName(), root.destName(),
+                options.dropTables() ? "dropped (clickhouse.on.drop drop)" : "renamed to " + aside);
     }
 
     private static String rootColumn(DestTable root, String pgName) {
