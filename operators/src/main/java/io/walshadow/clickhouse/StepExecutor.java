@@ -94,19 +94,13 @@ public final class StepExecutor {
             }
         } else if (step instanceof SinkStep.CopyPartition c) {
             if (exists(t) && exists(c.to())) {
+                String part = Integer.toUnsignedString(c.partition());
                 sql("INSERT INTO " + name(c.to()) + " (" + String.join(", ", c.into().stream()
-                        .map(DestinationSchema::quote).toList()) + ") SELECT " + String.join(", ", c.from().stream()
-                        .map(DestinationSchema::quote).toList()) + " FROM " + name(t) + " FINAL WHERE "
-                        + quote(DestinationSchema.IS_DELETED) + " = 0 AND " + quote(DestinationSchema.PARTITION) + " = "
-                        + Integer.toUnsignedString(c.partition()));
-            }
-        } else if (step instanceof SinkStep.CopyAsPartition c) {
-            if (exists(t) && exists(c.to())) {
-                sql("INSERT INTO " + name(c.to()) + " (" + String.join(", ", c.into().stream()
-                        .map(DestinationSchema::quote).toList()) + ", " + quote(DestinationSchema.PARTITION)
-                        + ") SELECT " + String.join(", ", c.from().stream().map(DestinationSchema::quote).toList())
-                        + ", toUInt32(" + Integer.toUnsignedString(c.partition()) + ") FROM " + name(t) + " FINAL WHERE "
-                        + quote(DestinationSchema.IS_DELETED) + " = 0");
+                        .map(DestinationSchema::quote).toList()) + (c.intoRoot() ? ", " + quote(DestinationSchema
+                        .PARTITION) : "") + ") SELECT " + String.join(", ", c.from().stream()
+                        .map(DestinationSchema::quote).toList()) + (c.intoRoot() ? ", toUInt32(" + part + ")" : "")
+                        + " FROM " + name(t) + " FINAL WHERE " + quote(DestinationSchema.IS_DELETED) + " = 0"
+                        + (c.intoRoot() ? "" : " AND " + quote(DestinationSchema.PARTITION) + " = " + part));
             }
         } else if (step instanceof SinkStep.CopyLive c) {
             if (exists(t) && exists(c.to())) {

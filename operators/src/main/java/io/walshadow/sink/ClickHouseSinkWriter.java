@@ -408,29 +408,13 @@ final class ClickHouseSinkWriter implements CommittingSinkWriter<Drained, SinkBa
 
     /**
      * A detached partition's own destination, filled from its rows in its root's: the root's table holds every
-     * commit before this one, so the copy is the partition as of the detach. Columns by PostgreSQL name (the
-     * root's table may keep an older ClickHouse name for a sorting-key column).
+     * commit before this one, so the copy is the partition as of the detach.
      */
     private void ownTable(DestTable root, RelationDescriptor leaf) {
         DestTable own = create(leaf);
-        List<String> from = new ArrayList<>();
-        List<String> into = new ArrayList<>();
-        for (io.walshadow.catalog.Column c : leaf.columns()) {
-            String to = own.chName(c.attnum());
-            String src = rootColumn(root, c.name());
-            if (to != null && src != null) {
-                from.add(src);
-                into.add(to);
-            }
-        }
-        for (String meta : List.of(DestinationSchema.LSN, DestinationSchema.COMMIT_LSN, DestinationSchema.XID,
-                DestinationSchema.IS_DELETED, DestinationSchema.TID_BLOCK, DestinationSchema.TID_OFFSET)) {
-            if (SinkTables.columns(own).contains(meta)) {
-                from.add(meta);
-                into.add(meta);
-            }
-        }
-        addSteps(List.of(new SinkStep.CopyPartition(root.destName(), own.destName(), leaf.relOid(), from, into)));
+        List<String>[] cols = sameColumns(root, own);
+        addSteps(List.of(new SinkStep.CopyPartition(root.destName(), own.destName(), leaf.relOid(), false, cols[0],
+                cols[1])));
         partitionsCopied.inc();
     }
 
@@ -440,25 +424,9 @@ final class ClickHouseSinkWriter implements CommittingSinkWriter<Drained, SinkBa
      * starts its table afresh.
      */
     private void intoRoot(DestTable own, DestTable root, int leaf, long commitLsn) {
-        List<String> from = new ArrayList<>();
-        List<String> into = new ArrayList<>();
-        for (io.walshadow.catalog.Column c : own.shape().columns()) {
-            String src = own.chName(c.attnum());
-            String to = rootColumn(root, c.name());
-            if (src != null && to != null) {
-                from.add(src);
-                into.add(to);
-            }
-        }
-        for (String meta : List.of(DestinationSchema.LSN, DestinationSchema.COMMIT_LSN, DestinationSchema.XID,
-                DestinationSchema.IS_DELETED, DestinationSchema.TID_BLOCK, DestinationSchema.TID_OFFSET)) {
-            if (SinkTables.columns(own).contains(meta)) {
-                from.add(meta);
-                into.add(meta);
-            }
-        }
+        List<String>[] cols = sameColumns(own, root);
         String aside = own.destName() + "__attached_" + Lsn.format(commitLsn).replace('/', '_');
-        addSteps(List.of(new SinkStep.CopyAsPartition(own.destName(), root.destName(), leaf, from, into),
+        addSteps(List.of(new SinkStep.CopyPartition(own.destName(), root.destName(), leaf, true, cols[0], cols[1]),
                 options.dropTables() ? new SinkStep.DropTable(own.destName())
                         : new SinkStep.RenameTable(own.destName(), aside)));
         partitionsAttachedCopied.inc();
@@ -467,10 +435,39 @@ final class ClickHouseSinkWriter implements CommittingSinkWriter<Drained, SinkBa
                 options.dropTables() ? "dropped (clickhouse.on.drop drop)" : "renamed to " + aside);
     }
 
-    private static String rootColumn(DestTable root, String pgName) {
-        for (io.walshadow.catalog.Column c : root.shape().columns()) {
+    /**
+     * The columns two destinations of one partition share, matched by PostgreSQL name (either may keep an older
+     * ClickHouse name for a sorting-key column), then the replication columns both have: [from, into].
+     */
+    @SuppressWarnings("unchecked")
+    private static List<String>[] sameColumns(DestTable from, DestTable into) {
+        List<String> f = new ArrayList<>();
+        List<String> t = new ArrayList<>();
+        for (io.walshadow.catalog.Column c : into.shape().columns()) {
+            String to = into.chName(c.attnum());
+            String src = chColumn(from, c.name());
+            if (to != null && src != null) {
+                f.add(src);
+                t.add(to);
+            }
+        }
+        List<String> fromCols = SinkTables.columns(from);
+        List<String> intoCols = SinkTables.columns(into);
+        for (String meta : List.of(DestinationSchema.LSN, DestinationSchema.COMMIT_LSN, DestinationSchema.XID,
+                DestinationSchema.IS_DELETED, DestinationSchema.TID_BLOCK, DestinationSchema.TID_OFFSET)) {
+            if (fromCols.contains(meta) && intoCols.contains(meta)) {
+                f.add(meta);
+                t.add(meta);
+            }
+        }
+        return new List[] {f, t};
+    }
+
+    /** The ClickHouse column of a table's live PostgreSQL column {@code pgName}, or null. */
+    private static String chColumn(DestTable t, String pgName) {
+        for (io.walshadow.catalog.Column c : t.shape().columns()) {
             if (!c.dropped() && c.name().equals(pgName)) {
-                return root.chName(c.attnum());
+                return t.chName(c.attnum());
             }
         }
         return null;

@@ -26,8 +26,8 @@ import org.apache.flink.core.memory.DataOutputSerializer;
  *   10 ToastBarrier: long bornFrom, long lsn
  *   11 CopyLive: string to, count m, m x string column
  *   12 PartitionBarrier: uvarint partition, count m, m x string key column, long below, long lsn
- *   13 CopyPartition: string to, uvarint partition, count m, m x (string from column, string into column)
- *   14 CopyAsPartition: as 13
+ *   13 CopyPartition out of the root, 14 into it: string to, uvarint partition, count m,
+ *      m x (string from column, string into column)
  * </pre>
  * Version 1 is version 2 without kind 10; version 2 is version 3 without kind 11; version 3 is version 4 without
  * the attempt (read as 0: no filter); version 4 is version 5 without kinds 12 to 14.
@@ -131,21 +131,14 @@ public final class SinkBatchSerializer implements SimpleVersionedSerializer<Sink
             out.writeLong(b.below());
             out.writeLong(b.lsn());
         } else if (s instanceof SinkStep.CopyPartition c) {
-            writeCopy(out, c.to(), c.partition(), c.from(), c.into());
-        } else if (s instanceof SinkStep.CopyAsPartition c) {
-            writeCopy(out, c.to(), c.partition(), c.from(), c.into());
+            Wire.writeString(out, c.to());
+            Wire.writeUVarInt(out, c.partition());
+            Wire.writeCount(out, c.from().size());
+            for (int i = 0; i < c.from().size(); i++) {
+                Wire.writeString(out, c.from().get(i));
+                Wire.writeString(out, c.into().get(i));
+            }
         } // Truncate, DropTable: the table only
-    }
-
-    private static void writeCopy(DataOutput out, String to, int partition, List<String> from, List<String> into)
-            throws IOException {
-        Wire.writeString(out, to);
-        Wire.writeUVarInt(out, partition);
-        Wire.writeCount(out, from.size());
-        for (int i = 0; i < from.size(); i++) {
-            Wire.writeString(out, from.get(i));
-            Wire.writeString(out, into.get(i));
-        }
     }
 
     private static int kind(SinkStep s) {
@@ -171,10 +164,8 @@ public final class SinkBatchSerializer implements SimpleVersionedSerializer<Sink
             return 11;
         } else if (s instanceof SinkStep.PartitionBarrier) {
             return 12;
-        } else if (s instanceof SinkStep.CopyPartition) {
-            return 13;
-        } else if (s instanceof SinkStep.CopyAsPartition) {
-            return 14;
+        } else if (s instanceof SinkStep.CopyPartition c) {
+            return c.intoRoot() ? 14 : 13;
         }
         return 9; // Insert
     }
@@ -231,8 +222,7 @@ public final class SinkBatchSerializer implements SimpleVersionedSerializer<Sink
                     from.add(Wire.readString(in));
                     into.add(Wire.readString(in));
                 }
-                return kind == 13 ? new SinkStep.CopyPartition(table, to, partition, from, into)
-                        : new SinkStep.CopyAsPartition(table, to, partition, from, into);
+                return new SinkStep.CopyPartition(table, to, partition, kind == 14, from, into);
             }
             default:
                 throw new StateFormatException("sink step of unknown kind " + kind);

@@ -58,30 +58,16 @@ public sealed interface SinkStep {
     }
 
     /**
-     * Copies the live rows a partition wrote in its root's table ({@code table}) into its own table ({@code to}),
-     * versions and TIDs kept: a detached partition's table starts with exactly its rows as of the detach, the root's
-     * table having every earlier commit. Each {@code from} column goes into the {@code into} column at the same
-     * position. A repeat copies the same rows at the same versions, which ReplacingMergeTree folds.
+     * Moves a partition's live rows between its own table and its root's, versions and TIDs kept, each {@code from}
+     * column into the {@code into} column at the same position. Out of the root ({@code intoRoot} false): a
+     * detached partition's table starts with exactly its rows as of the detach (those with {@code _partition =
+     * partition}), the root's table having every earlier commit. Into the root: a table replicated on its own until
+     * it was attached gives its rows to the root's table, {@code _partition} set. A repeat copies the same rows at the
+     * same versions, which ReplacingMergeTree folds.
      */
-    record CopyPartition(String table, String to, int partition, List<String> from, List<String> into)
-            implements SinkStep {
+    record CopyPartition(String table, String to, int partition, boolean intoRoot, List<String> from,
+                         List<String> into) implements SinkStep {
         public CopyPartition {
-            from = List.copyOf(from);
-            into = List.copyOf(into);
-            if (from.size() != into.size()) {
-                throw new IllegalArgumentException("columns from " + from + " into " + into);
-            }
-        }
-    }
-
-    /**
-     * The reverse of {@link CopyPartition}: a table replicated on its own until it was attached as a partition
-     * ({@code table}) gives its live rows to its root's table ({@code to}), versions and TIDs kept, {@code _partition}
-     * set: exact as of the attach, since its own table has every commit before it.
-     */
-    record CopyAsPartition(String table, String to, int partition, List<String> from, List<String> into)
-            implements SinkStep {
-        public CopyAsPartition {
             from = List.copyOf(from);
             into = List.copyOf(into);
             if (from.size() != into.size()) {

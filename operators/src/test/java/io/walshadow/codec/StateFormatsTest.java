@@ -375,8 +375,8 @@ class StateFormatsTest {
                 new SinkStep.CopyLive("t2", "t2__rekey", List.of("c", "_lsn", "_tid_block")),
                 new SinkStep.PartitionBarrier("s__root", (int) 3_000_000_123L, List.of("_partition", "_tid_block",
                         "_tid_offset"), 0x1_0000_0100L, 0x1_0000_0200L),
-                new SinkStep.CopyPartition("s__root", "s__leaf", 16500, List.of("a", "_lsn"), List.of("a", "_lsn")),
-                new SinkStep.CopyAsPartition("s__own", "s__root", 16501, List.of("b", "_lsn"), List.of("b2", "_lsn"))),
+                new SinkStep.CopyPartition("s__root", "s__leaf", 16500, false, List.of("a", "_lsn"), List.of("a", "_lsn")),
+                new SinkStep.CopyPartition("s__own", "s__root", 16501, true, List.of("b", "_lsn"), List.of("b2", "_lsn"))),
                 3, 99, 41, 0x2_0000_0000L, (1L << 32) | 7, 123456789L, 0x8000_0000_0000_0001L);
     }
 
