@@ -246,6 +246,65 @@ class PartitionedEndToEndIT {
         }
     }
 
+    /**
+     * Rows committed after their partition left its root are the partition's own, as PostgreSQL has them: rows of the
+     * transaction that detaches the partition, rows of a direct writer that straddles a DETACH ... CONCURRENTLY (its
+     * first transaction commits while the writer is open), and rows of the transaction that drops the partition
+     * (gone with it).
+     */
+    @Test
+    void rowsCommittedAfterTheirPartitionLeftAreItsOwn() throws Exception {
+        try (E2e e = new E2e("e2e_left")) {
+            String s = e.schema;
+            LocalPg.exec(e.pg,
+                    "CREATE TABLE " + s + ".r (id int, k int, v text, PRIMARY KEY (id, k)) PARTITION BY RANGE (k)",
+                    "CREATE TABLE " + s + ".r1 PARTITION OF " + s + ".r FOR VALUES FROM (0) TO (100)",
+                    "CREATE TABLE " + s + ".r2 PARTITION OF " + s + ".r FOR VALUES FROM (100) TO (200)",
+                    "CREATE TABLE " + s + ".r3 PARTITION OF " + s + ".r FOR VALUES FROM (200) TO (300)",
+                    "CREATE TABLE " + s + ".r4 PARTITION OF " + s + ".r FOR VALUES FROM (300) TO (400)");
+            e.start();
+            LocalPg.exec(e.pg, "INSERT INTO " + s + ".r SELECT g, g, 'v' FROM generate_series(0, 399, 3) g");
+            // the detaching transaction's own rows
+            LocalPg.exec(e.pg, "BEGIN", "INSERT INTO " + s + ".r VALUES (1000, 50, 'same transaction')",
+                    "UPDATE " + s + ".r SET v = 'same transaction' WHERE k = 3",
+                    "ALTER TABLE " + s + ".r DETACH PARTITION " + s + ".r1", "COMMIT");
+            // a direct writer to r2 open across the first transaction of a concurrent detach
+            try (java.sql.Connection w = e.connectPg(); java.sql.Connection d = e.connectPg()) {
+                LocalPg.exec(w, "BEGIN", "INSERT INTO " + s + ".r2 VALUES (2000, 150, 'straddles')",
+                        "UPDATE " + s + ".r2 SET v = 'straddles' WHERE k = 102");
+                java.util.concurrent.CompletableFuture<Void> detach = java.util.concurrent.CompletableFuture.runAsync(
+                        () -> {
+                            try {
+                                LocalPg.exec(d, "ALTER TABLE " + s + ".r DETACH PARTITION " + s + ".r2 CONCURRENTLY");
+                            } catch (java.sql.SQLException x) {
+                                throw new IllegalStateException(x);
+                            }
+                        });
+                FlinkTestJobs.awaitTrue("the detach's first transaction commits", Duration.ofSeconds(30), () -> {
+                    try {
+                        return "true".equals(LocalPg.queryString(e.pg, "SELECT bool_or(inhdetachpending)::text FROM"
+                                + " pg_inherits WHERE inhrelid = '" + s + ".r2'::regclass"));
+                    } catch (java.sql.SQLException x) {
+                        throw new IllegalStateException(x);
+                    }
+                });
+                LocalPg.exec(w, "INSERT INTO " + s + ".r2 VALUES (2001, 151, 'after the first transaction')", "COMMIT");
+                detach.get(30, java.util.concurrent.TimeUnit.SECONDS);
+            }
+            // the dropping transaction's own rows go with the partition
+            LocalPg.exec(e.pg, "BEGIN", "INSERT INTO " + s + ".r VALUES (3000, 250, 'dropped')",
+                    "DROP TABLE " + s + ".r3", "COMMIT", "INSERT INTO " + s + ".r VALUES (4000, 350, 'later')");
+            e.awaitCaughtUp(Duration.ofMinutes(2));
+            Map<String, Integer> rows = new TreeMap<>();
+            for (String t : List.of("r", "r1", "r2")) {
+                rows.put(t, TableComparison.assertEqual(e.pg, e.ch, s, t));
+            }
+            assertEquals(byPartitionInPg(e, s + ".r"), byPartitionInCh(e, s + "__r"), "rows per partition");
+            assertTrue(rows.get("r1") > 30 && rows.get("r2") > 30 && rows.get("r") > 30, rows.toString());
+            assertTrue(TestMetricReporter.value("partition_rows_skipped_left_root") >= 1, "the dropped one's row");
+        }
+    }
+
     /** {@code tables.partitions=leaf}: each partition is a table of its own, as before the setting. */
     @Test
     void leafModeKeepsATablePerPartition() throws Exception {

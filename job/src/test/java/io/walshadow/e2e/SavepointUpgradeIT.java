@@ -49,9 +49,9 @@ class SavepointUpgradeIT {
                     io.walshadow.catalog.TypeSet.EMPTY);
             byte[] now = SinkWriterStateSerializer.INSTANCE.serialize(bare);
             V1_WRITER_STATES.incrementAndGet();
-            // without the (empty) mirror count, the per-table TID flags, the (empty) dropped relations, types and
-            // quarantine
-            return Arrays.copyOf(now, now.length - 5 - s.tables().size());
+            // without the (empty) mirror count, the per-table TID flags, the (empty) dropped relations, types,
+            // quarantine and partitions that left their roots
+            return Arrays.copyOf(now, now.length - 6 - s.tables().size());
         }
 
         @Override

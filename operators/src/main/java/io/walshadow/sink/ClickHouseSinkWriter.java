@@ -133,6 +133,12 @@ final class ClickHouseSinkWriter implements CommittingSinkWriter<Drained, SinkBa
      * re-insert end at the commit (a {@link SinkStep.PartitionBarrier} below the transaction's first record).
      */
     private final Map<Integer, DestTable> rewrittenPartitions = new java.util.TreeMap<>();
+    /**
+     * Partitions that left a root (DETACH, DROP, excluded), with that root: a row decoded while the partition was in
+     * it but committed after it left (a direct writer straddling a DETACH CONCURRENTLY, or rows of the transaction
+     * that detached or dropped it) is the partition's own, as PostgreSQL has it. Part of the writer's state.
+     */
+    private final Map<Integer, Integer> leftRoots = new HashMap<>();
     /** Mirrors to retire in this batch (dropped in the previous, checkpointed batch). */
     private List<String> retireDue = List.of();
 
@@ -149,6 +155,7 @@ final class ClickHouseSinkWriter implements CommittingSinkWriter<Drained, SinkBa
     private final Counter partitionsAttachedUncopied;
     private final Counter partitionsCopied;
     private final Counter partitionsAttachedCopied;
+    private final Counter partitionRowsLeft;
     private final Quarantine quarantine;
 
     private static final class Stage {
@@ -204,6 +211,7 @@ final class ClickHouseSinkWriter implements CommittingSinkWriter<Drained, SinkBa
         partitionsAttachedUncopied = g.counter("partitions_attached_uncopied");
         partitionsCopied = g.counter("partitions_detached_copied");
         partitionsAttachedCopied = g.counter("partitions_attached_copied");
+        partitionRowsLeft = g.counter("partition_rows_skipped_left_root");
         Counter retries = g.counter("writer_retries");
         ch = options.connect();
         retry = new Retrier(options.retryTimeout(), retries::inc);
@@ -222,6 +230,7 @@ final class ClickHouseSinkWriter implements CommittingSinkWriter<Drained, SinkBa
                 restored.tables().forEach(t -> tables.put(t.relOid(), t));
                 retireDue = restored.retireMirrors();
                 droppedRelations.addAll(restored.droppedRelations());
+                leftRoots.putAll(restored.leftRoots());
                 quarantine.restore(restored.quarantined(), options.filter());
                 dropStagedFrom(restored.nextBatch());
                 // Above every committed batch too: restored from an older savepoint, numbers it already used
@@ -368,9 +377,15 @@ final class ClickHouseSinkWriter implements CommittingSinkWriter<Drained, SinkBa
         RelationDescriptor b = change.before();
         RelationDescriptor a = change.after();
         int leaf = change.relOid();
+        if (routed(a)) {
+            leftRoots.remove(leaf); // attached (again): no writer straddles an ATTACH, which locks the partition
+        }
         if (routed(b)) {
             int root = b.partition().root().relOid();
             boolean left = !routed(a) || a.partition().root().relOid() != root;
+            if (left) {
+                leftRoots.put(leaf, root);
+            }
             boolean rewritten = !left && !a.locator().equals(b.locator());
             DestTable dest = tables.get(root);
             if (rewritten) {
@@ -603,6 +618,16 @@ final class ClickHouseSinkWriter implements CommittingSinkWriter<Drained, SinkBa
                 break;
             default:
                 break;
+        }
+        if (routed(r.descriptor()) && Integer.valueOf(r.descriptor().partition().root().relOid())
+                .equals(leftRoots.get(rel))) {
+            // decoded while the partition was in that root, committed after it left: the partition's own row
+            if (tables.get(rel) == null) {
+                partitionRowsLeft.inc(); // dropped with its partition, or the partition is not replicated on its own
+                return;
+            }
+            r = new RowChange(r.lsn(), r.xid(), r.op(), r.rel(), r.descriptor().withPartition(null), r.newTid(),
+                    r.oldTid(), r.newValues(), r.oldValues(), r.oldIsFullRow());
         }
         // a partition's row goes to its root's destination (the encoder maps its columns by name)
         RelationDescriptor shape = routed(r.descriptor()) ? r.descriptor().partition().root() : r.descriptor();
@@ -903,7 +928,7 @@ final class ClickHouseSinkWriter implements CommittingSinkWriter<Drained, SinkBa
     @Override
     public List<SinkWriterState> snapshotState(long checkpointId) {
         return List.of(new SinkWriterState(sinkId, batch, new ArrayList<>(tables.values()), retireDue,
-                new ArrayList<>(droppedRelations), types.stream(), quarantine.list()));
+                new ArrayList<>(droppedRelations), types.stream(), quarantine.list(), leftRoots));
     }
 
     @Override

@@ -12,13 +12,21 @@ import java.util.List;
  * stream sent with its catalog changes (the destination tables' columns map with them); the tables in quarantine.
  */
 public record SinkWriterState(String sinkId, long nextBatch, List<DestTable> tables, List<String> retireMirrors,
-                              List<Integer> droppedRelations, TypeSet types, List<QuarantinedTable> quarantined) {
+                              List<Integer> droppedRelations, TypeSet types, List<QuarantinedTable> quarantined,
+                              java.util.Map<Integer, Integer> leftRoots) {
     public SinkWriterState {
+        leftRoots = java.util.Map.copyOf(leftRoots);
         tables = List.copyOf(tables);
         retireMirrors = List.copyOf(retireMirrors);
         droppedRelations = List.copyOf(droppedRelations);
         types = types == null ? TypeSet.EMPTY : types;
         quarantined = List.copyOf(quarantined);
+    }
+
+    /** A state without partitions that left their roots. */
+    public SinkWriterState(String sinkId, long nextBatch, List<DestTable> tables, List<String> retireMirrors,
+                           List<Integer> droppedRelations, TypeSet types, List<QuarantinedTable> quarantined) {
+        this(sinkId, nextBatch, tables, retireMirrors, droppedRelations, types, quarantined, java.util.Map.of());
     }
 
     public SinkWriterState(String sinkId, long nextBatch, List<DestTable> tables, List<String> retireMirrors,

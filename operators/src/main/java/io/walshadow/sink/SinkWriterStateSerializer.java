@@ -26,6 +26,7 @@ import org.apache.flink.core.memory.DataOutputSerializer;
  *   tables in quarantine
  *   (version 6) the same, the types in TypeSetCodec format 2 (with the range fields and the extension; format 1
  *   before)
+ *   (version 7) count p, p x (uvarint partition oid, uvarint root oid): partitions that left that root
  * Version 1 is version 2 without the mirrors (read as none); version 2 has no TID flag (a table has TID columns
  * exactly when keyed by TID).
  */
@@ -33,7 +34,7 @@ public final class SinkWriterStateSerializer implements SimpleVersionedSerialize
         java.io.Serializable {
     private static final long serialVersionUID = 1L;
     public static final SinkWriterStateSerializer INSTANCE = new SinkWriterStateSerializer();
-    static final int VERSION = 6;
+    static final int VERSION = 7;
 
     @Override
     public int getVersion() {
@@ -78,6 +79,12 @@ public final class SinkWriterStateSerializer implements SimpleVersionedSerialize
             Wire.writeString(out, q.name());
             Wire.writeUVarLong(out, q.lsn());
             Wire.writeString(out, q.reason());
+        }
+        var left = new java.util.TreeMap<>(s.leftRoots()); // deterministic bytes
+        Wire.writeCount(out, left.size());
+        for (var e : left.entrySet()) {
+            Wire.writeUVarInt(out, e.getKey());
+            Wire.writeUVarInt(out, e.getValue());
         }
         return out.getCopyOfBuffer();
     }
@@ -141,7 +148,14 @@ public final class SinkWriterStateSerializer implements SimpleVersionedSerialize
                         Wire.readString(in)));
             }
         }
-        return new SinkWriterState(sinkId, next, tables, retire, dropped, types, quarantined);
+        java.util.Map<Integer, Integer> left = new java.util.HashMap<>();
+        if (version >= 7) {
+            int p = Wire.readCount(in, "partitions that left their roots");
+            for (int i = 0; i < p; i++) {
+                left.put(Wire.readUVarInt(in, "partition oid"), Wire.readUVarInt(in, "root oid"));
+            }
+        }
+        return new SinkWriterState(sinkId, next, tables, retire, dropped, types, quarantined, left);
     }
 
     private static void writeNullable(DataOutputSerializer out, String s) throws IOException {

@@ -361,7 +361,8 @@ class StateFormatsTest {
                 new TypeSet(with(with(floatRanges(), new PgType(16400, "s", "mood", 4, true, 'i', 'e', 'E', 0, 0, -1, 0,
                         Map.of(16401, "ok"))), HSTORE), Map.of()),
                 List.of(new QuarantinedTable((int) 3_000_000_001L, "s", "t", 0x1_0000_0010L,
-                        "cannot write s.t.d of the change at 1/10: a date past 2105")));
+                        "cannot write s.t.d of the change at 1/10: a date past 2105")),
+                Map.of(16500, 16400, (int) 3_000_000_002L, (int) 3_000_000_003L));
     }
 
     private static SinkBatch batch() {
