@@ -609,19 +609,36 @@ class PgWaldumpParityIT {
                 "stats rows (Transaction folds 16 slots into 8)");
     }
 
-    /** Writes a 1 MB WAL segment (segment 1, timeline 1) of records with no block references. */
-    private static final class SyntheticWal {
+    /**
+     * Writes a WAL segment (timeline 1) of records with no block references: 1 MB, segment 1, PostgreSQL 15's page
+     * magic, or as given (WalinspectParityIT writes one of a server's own size and major).
+     */
+    static final class SyntheticWal {
         static final int SEG = 1 << 20;
-        final long segStart = SEG;
-        final byte[] seg = new byte[SEG];
+        final int segSize;
+        final int magic;
+        final long segStart;
+        final byte[] seg;
         final CRC32C crc = new CRC32C();
-        long pos = segStart;
+        long pos;
         long prev = Lsn.INVALID;
         long firstLsn = Lsn.INVALID;
         int count;
 
+        SyntheticWal() {
+            this(SEG, 1, WalFormat.PG15.pageMagic);
+        }
+
+        SyntheticWal(int segSize, long segNo, int magic) {
+            this.segSize = segSize;
+            this.magic = magic;
+            this.segStart = segNo * segSize;
+            this.seg = new byte[segSize];
+            this.pos = segStart;
+        }
+
         long nextRecordLsn() {
-            return pos % BLCKSZ == 0 ? pos + (pos % SEG == 0 ? 40 : 24) : pos;
+            return pos % BLCKSZ == 0 ? pos + (pos % segSize == 0 ? 40 : 24) : pos;
         }
 
         /** Appends a record of {@code dataLen} zero bytes of main data; returns its LSN. */
@@ -666,22 +683,22 @@ class PgWaldumpParityIT {
         private void pageHeader(int remLen) {
             int o = (int) (pos - segStart);
             boolean isLong = o == 0;
-            seg[o] = (byte) 0x10; // xlp_magic 0xD110
-            seg[o + 1] = (byte) 0xD1;
+            seg[o] = (byte) magic; // xlp_magic
+            seg[o + 1] = (byte) (magic >> 8);
             seg[o + 2] = (byte) ((isLong ? 0x02 : 0) | (remLen > 0 ? 0x01 : 0));
             Bytes.putInt32(seg, o + 4, 1); // timeline
             Bytes.putInt64(seg, o + 8, pos);
             Bytes.putInt32(seg, o + 16, remLen);
             if (isLong) {
                 Bytes.putInt64(seg, o + 24, 7000000000000000001L);
-                Bytes.putInt32(seg, o + 32, SEG);
+                Bytes.putInt32(seg, o + 32, segSize);
                 Bytes.putInt32(seg, o + 36, BLCKSZ);
             }
             pos += isLong ? 40 : 24;
         }
 
         void writeTo(Path dir) throws IOException {
-            Files.write(dir.resolve(WalSegmentReader.segmentFileName(1, segStart, SEG)), seg);
+            Files.write(dir.resolve(WalSegmentReader.segmentFileName(1, segStart, segSize)), seg);
         }
     }
 }

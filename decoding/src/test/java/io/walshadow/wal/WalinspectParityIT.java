@@ -6,7 +6,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
 import io.walshadow.testing.LocalPg;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.nio.file.attribute.UserPrincipal;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -172,6 +175,90 @@ class WalinspectParityIT {
             Assumptions.assumeTrue(oracle, "PostgreSQL " + format.major + " has no pg_walinspect (it arrived in 15)"
                     + " and no pg_waldump of its major is at hand: its " + t.records + " records were read and"
                     + " checked by CRC, prev-links and restored images only, not compared with an oracle");
+        }
+    }
+
+    /** Rmgrs whose rm_desc reads only main data: described by pg_get_wal_records_info from zero-filled records. */
+    private static final int[] DESC_SAFE_RMGRS = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 15, 18, 19, 20, 21};
+    /** Index AMs: their rm_desc also reads block data, so they are only named through pg_get_wal_stats. */
+    private static final int[] STATS_ONLY_RMGRS = {11, 12, 13, 14, 16, 17};
+
+    /**
+     * Every (rmgr, record type slot) named as the server's pg_walinspect names it, beyond the types a workload makes:
+     * a synthetic segment of records of every built-in rmgr and info byte, written into the server's pg_wal under
+     * the name of a segment long behind the flush position, read back by pg_walinspect and by us. Custom rmgrs are
+     * left out (the server refuses ids it has not loaded). It writes into the server's pg_wal, so it runs only on a
+     * throwaway server of a major other than 15 (test-majors.sh's): 15's names are checked against pg_waldump by
+     * PgWaldumpParityIT, 14 has no pg_walinspect.
+     */
+    @Test
+    void everyRecordTypeSlotIsNamedLikePgWalinspect() throws Exception {
+        try (Connection c = LocalPg.connect()) {
+            WalFormat format = WalFormat.forServerVersionNum(LocalPg.serverVersionNum(c));
+            Assumptions.assumeTrue(format.major >= 16, "PostgreSQL " + format.major + ": not on this major (15:"
+                    + " PgWaldumpParityIT names every slot with pg_waldump; 14: no pg_walinspect)");
+            LocalPg.createExtension(c, "pg_walinspect");
+            int segSize = LocalPg.segmentSize(c);
+            Assumptions.assumeTrue(LocalPg.timeline(c) == 1, "the synthetic segment is on timeline 1");
+            // segment 1 well behind the flush position, and no checkpoint in it that recovery could need
+            LocalPg.exec(c, "SELECT pg_switch_wal()", "SELECT pg_switch_wal()", "SELECT pg_switch_wal()", "CHECKPOINT");
+            long flushSeg = Long.divideUnsigned(LocalPg.flushLsn(c), segSize);
+            assertTrue(flushSeg >= 3, "flush position still in segment " + flushSeg);
+
+            PgWaldumpParityIT.SyntheticWal wal = new PgWaldumpParityIT.SyntheticWal(segSize, 1, format.pageMagic);
+            for (int rmid : DESC_SAFE_RMGRS) {
+                for (int slot = 0; slot < 16; slot++) {
+                    if (rmid == Rmgrs.RM_XLOG_ID && slot == 4) {
+                        continue; // XLOG_SWITCH would end the segment
+                    }
+                    for (int low : new int[] {0x00, 0x01, 0x02}) { // CommitTs and ReplicationOrigin do not mask
+                        wal.add(rmid, slot << 4 | low, 240);
+                    }
+                }
+            }
+            long statsOnlyStart = wal.nextRecordLsn();
+            for (int rmid : STATS_ONLY_RMGRS) {
+                for (int slot = 0; slot < 16; slot++) {
+                    wal.add(rmid, slot << 4, 0);
+                    wal.add(rmid, slot << 4 | 0x02, 0);
+                }
+            }
+            long trailer = wal.add(Rmgrs.RM_XLOG_ID, 0x20, 0); // NOOP: pg_walinspect reads one record past the end
+            wal.add(Rmgrs.RM_XLOG_ID, 0x20, 0);
+            Path file = LocalPg.walDir().resolve(WalSegmentReader.segmentFileName(1, wal.segStart, segSize));
+            UserPrincipal owner = Files.getOwner(LocalPg.walDir());
+            wal.writeTo(LocalPg.walDir());
+            Files.setOwner(file, owner);
+            Files.setPosixFilePermissions(file, PosixFilePermissions.fromString("rw-------"));
+
+            List<XLogRecord> records = new ArrayList<>();
+            try (WalSegmentReader reader = new WalSegmentReader(LocalPg.walDir(), format, segSize, 1, wal.firstLsn,
+                    trailer)) {
+                XLogRecord r;
+                while ((r = reader.next()) != null) {
+                    records.add(r);
+                }
+            }
+            assertEquals(wal.count - 2, records.size(), "records read back from the synthetic segment");
+
+            // record by record: the desc-safe rmgrs, every info byte
+            List<Row> rows = recordsInfo(c, wal.firstLsn, statsOnlyStart);
+            int i = 0;
+            for (Row row : rows) {
+                compare(records.get(i++), row);
+            }
+            assertEquals(DESC_SAFE_RMGRS.length * 16 * 3 - 3, i, "records pg_walinspect described");
+
+            // per type: every (rmgr, slot), index AMs included
+            PgWaldumpParityIT.Tally t = new PgWaldumpParityIT.Tally(format);
+            for (XLogRecord r : records) {
+                t.add(r, PgWaldumpParityIT.physicalEnd(r.lsn(), r.totalLength(), segSize), segSize);
+            }
+            compareStats(c, format, t, wal.firstLsn, trailer);
+            assertEquals((DESC_SAFE_RMGRS.length + STATS_ONLY_RMGRS.length - 1) * 16 + 8 - 1, t.stats.size(),
+                    "stats rows (Transaction folds 16 slots into 8; XLOG's SWITCH slot left out)");
+            System.out.printf("WalinspectParityIT PostgreSQL %d: %d synthetic records named alike, %d stats rows%n",
+                    format.major, i, t.stats.size());
         }
     }
 
