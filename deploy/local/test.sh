@@ -2,8 +2,10 @@
 # The project's whole test suite: start the local PostgreSQL + ClickHouse stack, export its
 # connection settings (WALSHADOW_*), install chDB (the modern ClickHouse engine in-process, for the
 # newer-server code paths) and export WALSHADOW_CHDB_DIR, run `mvn -B verify` from the repo root with
-# any extra arguments, and exit with Maven's status. The servers are left running afterwards
-# (`deploy/local/stack.sh stop` stops them).
+# any extra arguments. Then the WAL parity test on the other PostgreSQL majors (test-majors.sh: each of
+# WALSHADOW_TEST_PG_MAJORS, default "14 16 17 18", on a PostgreSQL-only stack of its own, stopped afterwards;
+# WALSHADOW_TEST_PG_MAJORS= skips them). Exits non-zero if either failed. The default stack is left running
+# afterwards (`deploy/local/stack.sh stop` stops it).
 set -euo pipefail
 
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -29,4 +31,7 @@ log "mvn -B verify $*  (in $ROOT)"
 rc=0
 mvn -B verify "$@" || rc=$?
 log "mvn exited $rc"
+majors_rc=0
+bash "$HERE/test-majors.sh" || majors_rc=$?
+[[ $rc -ne 0 ]] || rc=$majors_rc
 exit "$rc"

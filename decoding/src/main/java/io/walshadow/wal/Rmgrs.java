@@ -1,13 +1,23 @@
 package io.walshadow.wal;
 
 /**
- * PostgreSQL 15's resource managers as pg_waldump names them: {@code rm_name} from {@code rmgrlist.h} and each
- * rmgr's {@code rm_identify} from {@code src/backend/access/rmgrdesc/*desc.c}, transcribed with their quirks
+ * PostgreSQL's resource managers as pg_waldump and pg_walinspect name them: {@code rm_name} from {@code rmgrlist.h}
+ * and each rmgr's {@code rm_identify} from {@code src/backend/access/rmgrdesc/*desc.c}, transcribed with their quirks
  * (which bits each one masks), so that logs and test failures can name records the way PostgreSQL tooling does.
  *
- * <p>Checked against pg_waldump 15 by {@code PgWaldumpParityIT}, for real WAL and for a synthetic segment that
- * holds every record type slot of every rmgr. PG16+ renamed or added types (Heap2 PRUNE_* in 17, XLOG
- * CHECKPOINT_REDO in 17, ...); those are not PG15 names and are not known here.
+ * <p>The rmgr ids and names are the same in 14..18. The record type names are PostgreSQL 15's, with what the other
+ * majors' {@code REL_NN_STABLE} branches changed, per major ({@link WalFormat}):
+ * <ul>
+ *   <li>14: Database has CREATE (0x00) and DROP (0x10) ({@code commands/dbcommands_xlog.h}); 15 split CREATE into
+ *       CREATE_FILE_COPY / CREATE_WAL_LOG, DROP moved to 0x20.
+ *   <li>17: Heap2's PRUNE / VACUUM / FREEZE_PAGE (0x10..0x30) became the combined prune / freeze records
+ *       PRUNE_ON_ACCESS / PRUNE_VACUUM_SCAN / PRUNE_VACUUM_CLEANUP ({@code access/heapam_xlog.h}); XLOG got
+ *       CHECKPOINT_REDO (0xE0, {@code catalog/pg_control.h}).
+ *   <li>16 and 18: no name changes (16 changed Heap2 PRUNE / VACUUM and FREEZE_PAGE bodies, not their names).
+ * </ul>
+ * Checked against pg_waldump 15 by {@code PgWaldumpParityIT} (real WAL and a synthetic segment that holds every
+ * record type slot of every rmgr), and against pg_walinspect of 15..18 by {@code WalinspectParityIT} (real WAL).
+ * The methods without a {@link WalFormat} name PostgreSQL 15's types.
  */
 public final class Rmgrs {
     public static final int RM_XLOG_ID = 0;
@@ -75,18 +85,24 @@ public final class Rmgrs {
      * switch on the whole byte, so for them a set low bit (e.g. XLR_CHECK_CONSISTENCY) gives null, as in PG.
      */
     public static String identify(int rmid, int info) {
+        return identify(WalFormat.PG15, rmid, info);
+    }
+
+    /** {@link #identify(int, int)} as that major's {@code rm_identify} answers. */
+    public static String identify(WalFormat format, int rmid, int info) {
         info &= 0xFF;
+        int major = format.major;
         return switch (rmid) {
-            case RM_XLOG_ID -> xlog(info);
+            case RM_XLOG_ID -> xlog(major, info);
             case RM_XACT_ID -> xact(info);
             case RM_SMGR_ID -> smgr(info);
             case RM_CLOG_ID -> clog(info);
-            case RM_DBASE_ID -> dbase(info);
+            case RM_DBASE_ID -> major == 14 ? dbase14(info) : dbase(info);
             case RM_TBLSPC_ID -> tblspc(info);
             case RM_MULTIXACT_ID -> multixact(info);
             case RM_RELMAP_ID -> relmap(info);
             case RM_STANDBY_ID -> standby(info);
-            case RM_HEAP2_ID -> heap2(info);
+            case RM_HEAP2_ID -> major >= 17 ? heap2Since17(info) : heap2(info);
             case RM_HEAP_ID -> heap(info);
             case RM_BTREE_ID -> btree(info);
             case RM_HASH_ID -> hash(info);
@@ -111,7 +127,12 @@ public final class Rmgrs {
      * or {@code UNKNOWN (%x)} of the rmgr's info bits when there is none.
      */
     public static String displayId(int rmid, int info) {
-        String id = identify(rmid, info);
+        return displayId(WalFormat.PG15, rmid, info);
+    }
+
+    /** {@link #displayId(int, int)} for that major. */
+    public static String displayId(WalFormat format, int rmid, int info) {
+        String id = identify(format, rmid, info);
         return id != null ? id : String.format("UNKNOWN (%x)", info & 0xF0);
     }
 
@@ -123,8 +144,13 @@ public final class Rmgrs {
      * 0x80 bit that makes Heap's and BRIN's "+INIT" names is part of the slot and kept.
      */
     public static String statsName(int rmid, int info) {
+        return statsName(WalFormat.PG15, rmid, info);
+    }
+
+    /** {@link #statsName(int, int)} for that major (pg_walinspect's {@code pg_get_wal_stats} names rows alike). */
+    public static String statsName(WalFormat format, int rmid, int info) {
         int slot = statsSlot(rmid, info);
-        String id = identify(rmid, slot << 4);
+        String id = identify(format, rmid, slot << 4);
         return name(rmid) + "/" + (id != null ? id : String.format("UNKNOWN (%x)", slot << 4));
     }
 
@@ -134,10 +160,10 @@ public final class Rmgrs {
         return rmid == RM_XACT_ID ? slot & 0x07 : slot;
     }
 
-    // --- rm_identify of each rmgr (PG15), in the order of rmgrlist.h ---
+    // --- rm_identify of each rmgr (PG15, other majors' differences beside), in the order of rmgrlist.h ---
 
-    /** xlogdesc.c; values from catalog/pg_control.h. */
-    private static String xlog(int info) {
+    /** xlogdesc.c; values from catalog/pg_control.h. CHECKPOINT_REDO since 17. */
+    private static String xlog(int major, int info) {
         return switch (info & ~XLR_INFO_MASK) {
             case 0x00 -> "CHECKPOINT_SHUTDOWN";
             case 0x10 -> "CHECKPOINT_ONLINE";
@@ -153,6 +179,7 @@ public final class Rmgrs {
             case 0xB0 -> "FPI";
             // 0xC0 was used in 9.5-11
             case 0xD0 -> "OVERWRITE_CONTRECORD";
+            case 0xE0 -> major >= 17 ? "CHECKPOINT_REDO" : null;
             default -> null;
         };
     }
@@ -195,6 +222,15 @@ public final class Rmgrs {
             case 0x00 -> "CREATE_FILE_COPY";
             case 0x10 -> "CREATE_WAL_LOG";
             case 0x20 -> "DROP";
+            default -> null;
+        };
+    }
+
+    /** dbasedesc.c of 14; commands/dbcommands_xlog.h (REL_14_STABLE): one CREATE (file copy). */
+    private static String dbase14(int info) {
+        return switch (info & ~XLR_INFO_MASK) {
+            case 0x00 -> "CREATE";
+            case 0x10 -> "DROP";
             default -> null;
         };
     }
@@ -247,6 +283,20 @@ public final class Rmgrs {
             case 0x60 -> "LOCK_UPDATED";
             case 0x70 -> "NEW_CID";
             default -> null;
+        };
+    }
+
+    /**
+     * heapdesc.c heap2_identify of 17 and 18; access/heapam_xlog.h: XLOG_HEAP2_PRUNE_ON_ACCESS,
+     * XLOG_HEAP2_PRUNE_VACUUM_SCAN and XLOG_HEAP2_PRUNE_VACUUM_CLEANUP (one xl_heap_prune record that prunes,
+     * freezes and marks dead items unused) take the slots of PRUNE, VACUUM and FREEZE_PAGE.
+     */
+    private static String heap2Since17(int info) {
+        return switch (info & ~XLR_INFO_MASK) {
+            case 0x10 -> "PRUNE_ON_ACCESS";
+            case 0x20 -> "PRUNE_VACUUM_SCAN";
+            case 0x30 -> "PRUNE_VACUUM_CLEANUP";
+            default -> heap2(info);
         };
     }
 

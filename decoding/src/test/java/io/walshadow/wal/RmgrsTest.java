@@ -94,4 +94,29 @@ class RmgrsTest {
         assertEquals(0, Rmgrs.statsSlot(Rmgrs.RM_XACT_ID, 0x80));
         assertEquals(8, Rmgrs.statsSlot(Rmgrs.RM_HEAP_ID, 0x80));
     }
+
+    /** What the other majors renamed (their rm_identify; WalinspectParityIT checks the ones a workload makes). */
+    @Test
+    void namesPerMajor() {
+        // 14: one CREATE (file copy); 15 on: CREATE_FILE_COPY, CREATE_WAL_LOG, DROP at 0x20
+        assertEquals("CREATE", Rmgrs.identify(WalFormat.PG14, Rmgrs.RM_DBASE_ID, 0x00));
+        assertEquals("DROP", Rmgrs.identify(WalFormat.PG14, Rmgrs.RM_DBASE_ID, 0x10));
+        assertNull(Rmgrs.identify(WalFormat.PG14, Rmgrs.RM_DBASE_ID, 0x20));
+        assertEquals("CREATE_WAL_LOG", Rmgrs.identify(WalFormat.PG16, Rmgrs.RM_DBASE_ID, 0x10));
+        // 17 on: the combined prune / freeze records in Heap2's PRUNE / VACUUM / FREEZE_PAGE slots
+        assertEquals("PRUNE", Rmgrs.identify(WalFormat.PG16, Rmgrs.RM_HEAP2_ID, 0x10));
+        assertEquals("FREEZE_PAGE", Rmgrs.identify(WalFormat.PG16, Rmgrs.RM_HEAP2_ID, 0x30));
+        assertEquals("PRUNE_ON_ACCESS", Rmgrs.identify(WalFormat.PG17, Rmgrs.RM_HEAP2_ID, 0x10));
+        assertEquals("PRUNE_VACUUM_SCAN", Rmgrs.identify(WalFormat.PG18, Rmgrs.RM_HEAP2_ID, 0x20));
+        assertEquals("PRUNE_VACUUM_CLEANUP", Rmgrs.identify(WalFormat.PG17, Rmgrs.RM_HEAP2_ID, 0x32));
+        assertEquals("MULTI_INSERT+INIT", Rmgrs.identify(WalFormat.PG18, Rmgrs.RM_HEAP2_ID, 0xD0));
+        assertEquals("Heap2/PRUNE_VACUUM_SCAN", Rmgrs.statsName(WalFormat.PG17, Rmgrs.RM_HEAP2_ID, 0x20));
+        // 17 on: CHECKPOINT_REDO
+        assertNull(Rmgrs.identify(WalFormat.PG16, Rmgrs.RM_XLOG_ID, 0xE0));
+        assertEquals("UNKNOWN (e0)", Rmgrs.displayId(WalFormat.PG16, Rmgrs.RM_XLOG_ID, 0xE0));
+        assertEquals("CHECKPOINT_REDO", Rmgrs.identify(WalFormat.PG17, Rmgrs.RM_XLOG_ID, 0xE0));
+        assertEquals("CHECKPOINT_REDO", Rmgrs.identify(WalFormat.PG18, Rmgrs.RM_XLOG_ID, 0xE0));
+        // the two-argument forms are 15's
+        assertEquals("PRUNE", Rmgrs.identify(Rmgrs.RM_HEAP2_ID, 0x10));
+    }
 }

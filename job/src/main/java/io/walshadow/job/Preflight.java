@@ -51,7 +51,7 @@ final class Preflight {
                 rs.next();
                 int version = rs.getInt(1);
                 try {
-                    WalFormat.forServerVersionNum(version);
+                    WalFormat.forReplication(version); // WAL readable is not enough: rows decoded on it
                 } catch (RuntimeException e) {
                     throw new PreflightException("PostgreSQL at " + server + ": " + e.getMessage(), null);
                 }

@@ -213,7 +213,7 @@ public final class CatalogBootstrap {
                 start = Lsn.parse(rs.getString(2));
                 dbOid = (int) rs.getLong(3);
                 dbTablespace = (int) rs.getLong(4);
-                WalFormat.forServerVersionNum(rs.getInt(5)); // refuses majors it does not know
+                WalFormat.forReplication(rs.getInt(5)); // refuses majors the job does not replicate (catalog layouts)
                 String enc = rs.getString(6);
                 textSafe = "UTF8".equals(enc) || "SQL_ASCII".equals(enc);
             }

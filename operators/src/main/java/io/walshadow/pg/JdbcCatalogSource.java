@@ -138,7 +138,7 @@ public final class JdbcCatalogSource implements CatalogSource {
             dbTablespace = (int) rs.getLong(4);
             String encoding = rs.getString(5);
             textSafe = "UTF8".equals(encoding) || "SQL_ASCII".equals(encoding);
-            WalFormat.forServerVersionNum(rs.getInt(6)); // refuses unknown majors
+            WalFormat.forReplication(rs.getInt(6)); // refuses majors the job does not replicate
         }
 
         Map<Integer, RelRow> rows = new HashMap<>();

@@ -143,7 +143,12 @@ final class WalSplitReader implements SplitReader<XLogRecord, WalSplit> {
         int segmentSize;
         long restartLsn;
         try (Connection sql = pg.openSql()) {
-            format = WalFormat.forServerVersionNum(intQuery(sql, "SHOW server_version_num"));
+            try {
+                // a major whose WAL can be read but whose rows are not decoded yet stops the job at once, by name
+                format = WalFormat.forReplication(intQuery(sql, "SHOW server_version_num"));
+            } catch (WalFormat.UnsupportedServerVersionException e) {
+                throw withoutRestart(new IllegalStateException(e.getMessage(), e));
+            }
             segmentSize = intQuery(sql, "SELECT setting::int * CASE unit WHEN 'B' THEN 1 WHEN 'kB' THEN 1024"
                     + " WHEN 'MB' THEN 1048576 END FROM pg_settings WHERE name = 'wal_segment_size'");
             try {
