@@ -801,12 +801,19 @@ class CorruptWalIT {
         }
     }
 
+    /**
+     * A page of another major in the stream: a major the reader knows (16) is a damaged stream, named as such; one
+     * outside the supported range (13) is named as unsupported.
+     */
     @Test
     void pageMagicOfAnotherMajorVersion() {
         long page = quietPage();
         byte[] bad = withPageHeaderEdited(page, h -> h.putShort(0, (short) 0xD113));
-        WalDecodeException e = assertFailed(feedCorrupt(bad, page), Kind.UNSUPPORTED_VERSION, page, cleanEndingBy(page));
-        assertTrue(e.getMessage().contains("PostgreSQL 16"), e.getMessage());
+        WalDecodeException e = assertFailed(feedCorrupt(bad, page), Kind.INVALID_PAGE_HEADER, page, cleanEndingBy(page));
+        assertTrue(e.getMessage().contains("PostgreSQL 16 in a stream decoded as PostgreSQL 15"), e.getMessage());
+        byte[] older = withPageHeaderEdited(page, h -> h.putShort(0, (short) 0xD106));
+        e = assertFailed(feedCorrupt(older, page), Kind.UNSUPPORTED_VERSION, page, cleanEndingBy(page));
+        assertTrue(e.getMessage().contains("PostgreSQL 13, which is not supported"), e.getMessage());
     }
 
     @Test
