@@ -40,7 +40,7 @@ public final class JobOptions {
             .withDescription("CA certificate file for `verify-ca` / `verify-full`");
     public static final ConfigOption<String> TABLES_INCLUDE = ConfigOptions.key("tables.include").stringType()
             .noDefaultValue()
-            .withDescription("comma-separated `schema.table` globs to replicate, e.g. `public.*,sales.orders`; changed on a restored job, the tables it newly includes are copied (`snapshot.mode=initial`) and replicated from the restore on, those it no longer includes stop (`docs/operations.md`, Adding or removing tables)");
+            .withDescription("comma-separated `schema.table` globs to replicate, e.g. `public.*,sales.orders`; a partitioned table is matched by its root's name and its partitions come with it (`tables.partitions`); changed on a restored job, the tables it newly includes are copied (`snapshot.mode=initial`) and replicated from the restore on, those it no longer includes stop (`docs/operations.md`, Adding or removing tables)");
     public static final ConfigOption<Boolean> TABLES_ALLOW_UNMATCHED = ConfigOptions.key("tables.allow.unmatched").booleanType()
             .defaultValue(false)
             .withDescription("`true`: start even when a `tables.include` pattern matches no table yet (tables created later are replicated from their creation)");
