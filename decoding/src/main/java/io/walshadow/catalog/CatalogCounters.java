@@ -96,6 +96,22 @@ public final class CatalogCounters {
         return relationsLeftFilter;
     }
 
+    /**
+     * Tables that became partitions at a commit (ATTACH PARTITION) without any history here (the filter did not
+     * include them on their own): the rows they held before are not in the WAL, and no copy of them is made yet.
+     */
+    long partitionsAttachedWithoutHistory;
+    /** The newest of those, {@code schema.table -> root at LSN}, or null. */
+    String lastPartitionAttachedWithoutHistory;
+
+    public long partitionsAttachedWithoutHistory() {
+        return partitionsAttachedWithoutHistory;
+    }
+
+    public String lastPartitionAttachedWithoutHistory() {
+        return lastPartitionAttachedWithoutHistory;
+    }
+
     /** Metric name to value. */
     public Map<String, Long> asMap() {
         Map<String, Long> m = new LinkedHashMap<>();
@@ -114,6 +130,7 @@ public final class CatalogCounters {
         m.put("catalog_filter_changes_applied", filterChangesApplied);
         m.put("catalog_relations_entered_filter", relationsEnteredFilter);
         m.put("catalog_relations_left_filter", relationsLeftFilter);
+        m.put("catalog_partitions_attached_without_history", partitionsAttachedWithoutHistory);
         return m;
     }
 

@@ -18,4 +18,13 @@ public interface CatalogSource {
 
     /** The same catalog, with {@code filter} deciding what is included (a restored job's filter changes at a point). */
     CatalogSource withFilter(CatalogFilter filter);
+
+    /**
+     * Whether the last commit the source has seen changed the pg_class row of a relation that existed before that
+     * transaction (as opposed to one it created): an ATTACH PARTITION of an existing table, say. False when the
+     * source cannot tell (the live catalog).
+     */
+    default boolean existedBeforeLastCommit(int relOid) {
+        return false;
+    }
 }

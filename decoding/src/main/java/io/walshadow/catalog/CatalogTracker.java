@@ -456,6 +456,13 @@ public final class CatalogTracker {
         }
         if (r instanceof Present resolved) {
             Present p = live.partitionRoot() == 0 ? resolved : routed(live, resolved, lsn);
+            if (p != resolved && prior.isEmpty() && b.invalidated().contains(oid)
+                    && source.existedBeforeLastCommit(oid)) {
+                // a commit made an existing table, not followed until now, a partition: an ATTACH
+                counters.partitionsAttachedWithoutHistory++;
+                counters.lastPartitionAttachedWithoutHistory = p.descriptor().qualifiedName() + " -> "
+                        + p.descriptor().partition().root().qualifiedName() + " at " + Lsn.format(lsn);
+            }
             if (ahead) {
                 counters.catalogAheadExact++;
             }

@@ -326,7 +326,23 @@ public final class WalDecoderFunction extends ProcessFunction<XLogRecord, Buffer
     private transient org.apache.flink.metrics.Meter recordsPerSecond;
     private transient org.apache.flink.metrics.Meter changesPerSecond;
 
+    /** Says, once each, that a table attached as a partition brought rows the job has not got (issue 26, S4). */
+    private void noteAttachedWithoutHistory() {
+        io.walshadow.catalog.CatalogCounters c = catalogCounters;
+        if (c != null && c.partitionsAttachedWithoutHistory() != attachedWithoutHistorySeen) {
+            attachedWithoutHistorySeen = c.partitionsAttachedWithoutHistory();
+            LOG.warn("table attached as a partition: {}; the job did not replicate it on its own before, so the rows"
+                    + " it held then are not in its root's ClickHouse table (this build copies only a table it"
+                    + " replicated on its own; counted in decoder.catalog_partitions_attached_without_history)",
+                    c.lastPartitionAttachedWithoutHistory());
+        }
+    }
+
+    private transient long attachedWithoutHistorySeen;
+    private transient io.walshadow.catalog.CatalogCounters catalogCounters;
+
     private void registerMetrics(MetricGroup group, CatalogTracker tracker) {
+        catalogCounters = tracker.counters();
         columnErrors = group.counter("decoder_column_errors");
         catalogAheadFailures = group.counter("decoder_catalog_ahead_failures");
         for (String name : decoder.counters().asMap().keySet()) {
@@ -360,6 +376,7 @@ public final class WalDecoderFunction extends ProcessFunction<XLogRecord, Buffer
         List<BufferEvent> events;
         try {
             events = decoder.decodeForBuffer(record);
+            noteAttachedWithoutHistory();
         } catch (ColumnDecodeException | CatalogAheadException e) {
             // Fail closed: the job restarts from its checkpoint and meets the same record again; the counters
             // show how often that happened.

@@ -87,6 +87,8 @@ public final class ShadowCatalog {
     /** Bumped by every commit that changes pg_type, pg_enum, pg_range, pg_attribute, pg_namespace or pg_extension. */
     long typesVersion;
     private final Set<Integer> changedRelations = new HashSet<>();
+    /** Relations whose pg_class row from before the last commit's transaction that commit replaced. */
+    private final Set<Integer> classRowsReplaced = new HashSet<>();
     private boolean namespacesChanged;
     final ShadowCounters counters = new ShadowCounters();
 
@@ -763,6 +765,7 @@ public final class ShadowCatalog {
             reachStart();
         }
         changedRelations.clear();
+        classRowsReplaced.clear();
         namespacesChanged = false;
         if (!touchedCatalogs(xids)) {
             return; // the common case: a transaction that changed no catalog tuple
@@ -789,6 +792,9 @@ public final class ShadowCatalog {
                         t.committed = true;
                         t.doubtful = false;
                     } else if (!e.insert && t.deleter == x) {
+                        if (t.row instanceof ClassRow c && !ending.contains(t.xmin)) {
+                            classRowsReplaced.add(c.oid()); // a row the transaction did not create itself
+                        }
                         e.mirror.remove(e.tid);
                     } else {
                         continue;
@@ -849,6 +855,14 @@ public final class ShadowCatalog {
         } else if (row instanceof CatalogRow.NamespaceRow) {
             namespacesChanged = true;
         }
+    }
+
+    /**
+     * Relations whose pg_class row, as it was before the last commit's transaction, that commit replaced (an UPDATE
+     * or DELETE of a relation that existed before it; not a relation it created and updated itself).
+     */
+    public Set<Integer> classRowsReplaced() {
+        return classRowsReplaced;
     }
 
     /** Relations whose pg_class, pg_attribute or pg_index rows, or whose pg_inherits links, the last commit changed. */

@@ -158,6 +158,11 @@ public final class ShadowCatalogSource implements CatalogSource {
                 + " is deeper than " + MAX_PARTITION_DEPTH + " levels (a cycle?)");
     }
 
+    @Override
+    public boolean existedBeforeLastCommit(int relOid) {
+        return shadow.classRowsReplaced().contains(relOid);
+    }
+
     /** Whether the relation is an attached partition of a partitioned table, as of the stream's position. */
     public boolean isPartition(int relOid) {
         return partitionParent(relOid) != 0;
