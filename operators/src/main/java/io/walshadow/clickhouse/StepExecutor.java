@@ -97,10 +97,11 @@ public final class StepExecutor {
                 String part = Integer.toUnsignedString(c.partition());
                 sql("INSERT INTO " + name(c.to()) + " (" + String.join(", ", c.into().stream()
                         .map(DestinationSchema::quote).toList()) + (c.intoRoot() ? ", " + quote(DestinationSchema
-                        .PARTITION) : "") + ") SELECT " + String.join(", ", c.from().stream()
-                        .map(DestinationSchema::quote).toList()) + (c.intoRoot() ? ", toUInt32(" + part + ")" : "")
-                        + " FROM " + name(t) + " FINAL WHERE " + quote(DestinationSchema.IS_DELETED) + " = 0"
-                        + (c.intoRoot() ? "" : " AND " + quote(DestinationSchema.PARTITION) + " = " + part));
+                        .PARTITION) : "") + ") SELECT " + String.join(", ", c.from()) // expressions, quoted
+                        + (c.intoRoot() ? ", toUInt32(" + part + ")" : "")
+                        + " FROM " + name(t) + " FINAL"
+                        // every version of a key has one _partition, so the filter cannot split a key's versions
+                        + (c.intoRoot() ? "" : " WHERE " + quote(DestinationSchema.PARTITION) + " = " + part));
             }
         } else if (step instanceof SinkStep.CopyLive c) {
             if (exists(t) && exists(c.to())) {

@@ -452,7 +452,9 @@ final class ClickHouseSinkWriter implements CommittingSinkWriter<Drained, SinkBa
 
     /**
      * The columns two destinations of one partition share, matched by PostgreSQL name (either may keep an older
-     * ClickHouse name for a sorting-key column), then the replication columns both have: [from, into].
+     * ClickHouse name for a sorting-key column), then the replication columns both have: [from (select expressions),
+     * into (column names)]. A Nullable column going into one that is not (a partition key column is NOT NULL in the
+     * partition, not in its root) is read with {@code assumeNotNull}: only tombstones hold NULL there.
      */
     @SuppressWarnings("unchecked")
     private static List<String>[] sameColumns(DestTable from, DestTable into) {
@@ -460,9 +462,12 @@ final class ClickHouseSinkWriter implements CommittingSinkWriter<Drained, SinkBa
         List<String> t = new ArrayList<>();
         for (io.walshadow.catalog.Column c : into.shape().columns()) {
             String to = into.chName(c.attnum());
-            String src = chColumn(from, c.name());
-            if (to != null && src != null) {
-                f.add(src);
+            io.walshadow.catalog.Column fc = liveColumn(from, c.name());
+            if (to != null && fc != null && from.chName(fc.attnum()) != null) {
+                String src = DestinationSchema.quote(from.chName(fc.attnum()));
+                boolean narrowing = from.chTypes().get(fc.attnum() - 1).startsWith("Nullable(")
+                        && !into.chTypes().get(c.attnum() - 1).startsWith("Nullable(");
+                f.add(narrowing ? "assumeNotNull(" + src + ")" : src);
                 t.add(to);
             }
         }
@@ -471,18 +476,18 @@ final class ClickHouseSinkWriter implements CommittingSinkWriter<Drained, SinkBa
         for (String meta : List.of(DestinationSchema.LSN, DestinationSchema.COMMIT_LSN, DestinationSchema.XID,
                 DestinationSchema.IS_DELETED, DestinationSchema.TID_BLOCK, DestinationSchema.TID_OFFSET)) {
             if (fromCols.contains(meta) && intoCols.contains(meta)) {
-                f.add(meta);
+                f.add(DestinationSchema.quote(meta));
                 t.add(meta);
             }
         }
         return new List[] {f, t};
     }
 
-    /** The ClickHouse column of a table's live PostgreSQL column {@code pgName}, or null. */
-    private static String chColumn(DestTable t, String pgName) {
+    /** A table's live PostgreSQL column {@code pgName}, or null. */
+    private static io.walshadow.catalog.Column liveColumn(DestTable t, String pgName) {
         for (io.walshadow.catalog.Column c : t.shape().columns()) {
             if (!c.dropped() && c.name().equals(pgName)) {
-                return t.chName(c.attnum());
+                return c;
             }
         }
         return null;

@@ -58,8 +58,10 @@ public sealed interface SinkStep {
     }
 
     /**
-     * Moves a partition's live rows between its own table and its root's, versions and TIDs kept, each {@code from}
-     * column into the {@code into} column at the same position. Out of the root ({@code intoRoot} false): a
+     * Moves a partition's rows between its own table and its root's: the newest version of each key, tombstones too
+     * (an initial-snapshot row that arrives late, older than a tombstone, must stay superseded), versions and TIDs
+     * kept, each {@code from} select expression (quoted column names) into the {@code into} column at the same
+     * position. Out of the root ({@code intoRoot} false): a
      * detached partition's table starts with exactly its rows as of the detach (those with {@code _partition =
      * partition}), the root's table having every earlier commit. Into the root: a table replicated on its own until
      * it was attached gives its rows to the root's table, {@code _partition} set. A repeat copies the same rows at the
