@@ -2,8 +2,9 @@
 # The project's whole test suite: start the local PostgreSQL + ClickHouse stack, export its
 # connection settings (WALSHADOW_*), install chDB (the modern ClickHouse engine in-process, for the
 # newer-server code paths) and export WALSHADOW_CHDB_DIR, run `mvn -B verify` from the repo root with
-# any extra arguments. Then the WAL parity test on the other PostgreSQL majors (test-majors.sh: each of
-# WALSHADOW_TEST_PG_MAJORS, default "14 16 17 18", on a PostgreSQL-only stack of its own, stopped afterwards;
+# any extra arguments. Then the other PostgreSQL majors (test-majors.sh: each of WALSHADOW_TEST_PG_MAJORS,
+# default "14 16 17 18", on a PostgreSQL-only stack of its own, stopped afterwards: the WAL parity test, and on the
+# majors the job replicates the catalog, value and a subset of the end-to-end tests against this stack's ClickHouse;
 # WALSHADOW_TEST_PG_MAJORS= skips them). Exits non-zero if either failed. The default stack is left running
 # afterwards (`deploy/local/stack.sh stop` stops it).
 set -euo pipefail

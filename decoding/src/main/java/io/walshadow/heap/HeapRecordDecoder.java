@@ -22,8 +22,10 @@ import java.util.List;
 import java.util.function.Predicate;
 
 /**
- * Turns PostgreSQL 15 Heap (rmgr 10) and Heap2 (rmgr 9) WAL records into {@link HeapChange}s, reading the
- * structs of {@code heapam_xlog.h} the way {@code heap_xlog_*} (heapam.c) and decode.c do. Stateless.
+ * Turns Heap (rmgr 10) and Heap2 (rmgr 9) WAL records into {@link HeapChange}s, reading the structs of
+ * {@code heapam_xlog.h} the way {@code heap_xlog_*} (heapam.c) and decode.c do. Stateless. The structs of the records
+ * with row changes (xl_heap_insert, _delete, _update, _multi_insert, _truncate, _confirm, xl_heap_header) are the
+ * same in 14..18 (each REL_NN_STABLE heapam_xlog.h); what differs is Heap2's page-level records ({@link #kind}).
  *
  * <p>Where a tuple is: INSERT/UPDATE/MULTI_INSERT put the new tuple in block 0's data; when block 0 carries a
  * full-page image and no data (PostgreSQL drops the data then unless logical decoding needs the relation, i.e.
@@ -55,6 +57,12 @@ public final class HeapRecordDecoder {
     public static final int XLOG_HEAP2_MULTI_INSERT = 0x50;
     public static final int XLOG_HEAP2_LOCK_UPDATED = 0x60;
     public static final int XLOG_HEAP2_NEW_CID = 0x70;
+    // PostgreSQL 17 and later (REL_17_STABLE heapam_xlog.h): one xl_heap_prune record, three reasons
+    public static final int XLOG_HEAP2_PRUNE_ON_ACCESS = 0x10;
+    public static final int XLOG_HEAP2_PRUNE_VACUUM_SCAN = 0x20;
+    public static final int XLOG_HEAP2_PRUNE_VACUUM_CLEANUP = 0x30;
+    /** The first major whose Heap2 0x10..0x30 are the prune-and-freeze record. */
+    static final int PRUNE_FREEZE_SINCE = 17;
 
     // Struct sizes (SizeOf* macros: no trailing padding)
     static final int SIZE_OF_HEAP_HEADER = 5;        // xl_heap_header {u16 t_infomask2, u16 t_infomask, u8 t_hoff}
@@ -64,7 +72,12 @@ public final class HeapRecordDecoder {
     static final int SIZE_OF_HEAP_UPDATE = 14;
     static final int SIZE_OF_HEAP_TRUNCATE = 12;     // {u32 dbId, u32 nrelids, u8 flags, [pad 3], u32 relids[]}
     static final int SIZE_OF_HEAP_CONFIRM = 2;       // {u16 offnum}
-    static final int SIZE_OF_HEAP_INPLACE = 2;       // {u16 offnum} (PG15; PG17 appended invalidations)
+    // {u16 offnum}; REL_18_STABLE appends {Oid dbId, Oid tsId, bool relcacheInitFileInval, int nmsgs, msgs[]}
+    static final int SIZE_OF_HEAP_INPLACE = 2;
+    /** MinSizeOfHeapInplace of 18: offnum, [pad 2], dbId, tsId, relcacheInitFileInval, [pad 3], nmsgs. */
+    static final int MIN_SIZE_OF_HEAP_INPLACE_18 = 20;
+    /** The first major whose xl_heap_inplace carries the invalidations (REL_18_STABLE heapam_xlog.h). */
+    static final int INPLACE_INVALS_SINCE = 18;
     static final int SIZE_OF_HEAP_MULTI_INSERT = 4;  // {u8 flags, [pad], u16 ntuples, u16 offsets[] unless INIT_PAGE}
     static final int SIZE_OF_MULTI_INSERT_TUPLE = 7; // {u16 datalen, u16 t_infomask2, u16 t_infomask, u8 t_hoff}
 
@@ -104,8 +117,15 @@ public final class HeapRecordDecoder {
                 default -> k = HeapRecordKind.INPLACE;
             }
         } else if (r.rmid() == Rmgrs.RM_HEAP2_ID) {
+            if (r.format().major >= PRUNE_FREEZE_SINCE && op >= XLOG_HEAP2_PRUNE_ON_ACCESS
+                    && op <= XLOG_HEAP2_PRUNE_VACUUM_CLEANUP) {
+                op |= 0x100; // the 17+ meaning of 0x10..0x30
+            }
             switch (op) {
                 case XLOG_HEAP2_REWRITE -> k = HeapRecordKind.REWRITE;
+                case 0x100 | XLOG_HEAP2_PRUNE_ON_ACCESS -> k = HeapRecordKind.PRUNE_ON_ACCESS;
+                case 0x100 | XLOG_HEAP2_PRUNE_VACUUM_SCAN -> k = HeapRecordKind.PRUNE_VACUUM_SCAN;
+                case 0x100 | XLOG_HEAP2_PRUNE_VACUUM_CLEANUP -> k = HeapRecordKind.PRUNE_VACUUM_CLEANUP;
                 case XLOG_HEAP2_PRUNE -> k = HeapRecordKind.PRUNE;
                 case XLOG_HEAP2_VACUUM -> k = HeapRecordKind.VACUUM;
                 case XLOG_HEAP2_FREEZE_PAGE -> k = HeapRecordKind.FREEZE_PAGE;
@@ -181,6 +201,10 @@ public final class HeapRecordDecoder {
         BlockRef b0 = r.block(0);
         if (b0 == null) {
             throw new HeapDecodeException(MISSING_BLOCK, r.lsn(), null, "INPLACE record without block reference 0");
+        }
+        if (r.format().major >= INPLACE_INVALS_SINCE) {
+            int md = mainData(r, b0.rel(), MIN_SIZE_OF_HEAP_INPLACE_18, "xl_heap_inplace");
+            return new Tid(b0.blockNumber(), Bytes.uint16(r.rawBytes(), md));
         }
         int md = mainData(r, b0.rel(), SIZE_OF_HEAP_INPLACE, "xl_heap_inplace");
         exactMainData(r, b0.rel(), SIZE_OF_HEAP_INPLACE, "xl_heap_inplace");

@@ -114,6 +114,9 @@ public final class ValueDecoder {
     }
 
     ResolvedType resolve(int oid) {
+        if (oid == Oids.ACLITEM) {
+            return aclItem();
+        }
         ResolvedType t = builtins.get(oid);
         if (t == null) {
             t = resolved.get(oid);
@@ -124,6 +127,24 @@ public final class ValueDecoder {
             if (prev != null) {
                 t = prev;
             }
+        }
+        return t;
+    }
+
+    /**
+     * aclitem is the one built-in whose width differs between majors (12 bytes on 14/15, 16 from 16 on: acl.h's
+     * AclMode). A scalar's length is its column's attlen, but an array element's is this type's: the server's own
+     * pg_type row when the catalog has one (looked up on first use, not before: a catalog may load lazily).
+     */
+    private ResolvedType aclItem() {
+        ResolvedType t = resolved.get(Oids.ACLITEM);
+        if (t == null) {
+            t = builtins.get(Oids.ACLITEM);
+            PgType row = catalog == null ? null : catalog.type(Oids.ACLITEM);
+            if (row != null && (row.typlen() != t.typlen || row.typalign() != t.typalign)) {
+                t = new ResolvedType(t.oid, t.name, row.typlen(), row.typalign(), t.codec);
+            }
+            resolved.putIfAbsent(Oids.ACLITEM, t);
         }
         return t;
     }

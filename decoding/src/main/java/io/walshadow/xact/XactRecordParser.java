@@ -24,6 +24,7 @@ import static io.walshadow.xact.XactInfo.XLOG_XACT_PREPARE;
 import io.walshadow.wal.Bytes;
 import io.walshadow.wal.RelFileLocator;
 import io.walshadow.wal.Rmgrs;
+import io.walshadow.wal.WalFormat;
 import io.walshadow.wal.XLogRecord;
 import io.walshadow.xact.XactParseException.Reason;
 import java.nio.charset.StandardCharsets;
@@ -33,9 +34,10 @@ import java.util.List;
 import java.util.Objects;
 
 /**
- * Parses every transaction-rmgr record of PostgreSQL 15 completely, byte for byte as {@code xactdesc.c}
+ * Parses every transaction-rmgr record of PostgreSQL 14..18 completely, byte for byte as {@code xactdesc.c}
  * ({@code ParseCommitRecord}, {@code ParseAbortRecord}, {@code ParsePrepareRecord}) and {@code twophase.c}
- * ({@code StartPrepare}/{@code EndPrepare}) lay them out:
+ * ({@code StartPrepare}/{@code EndPrepare}) lay them out (access/xact.h of each REL_NN_STABLE: the same but for 14's
+ * prepare record without stats counts and 18's 16-byte {@code xl_xact_stats_item}):
  *
  * <ul>
  *   <li>COMMIT / COMMIT_PREPARED: {@code xact_time}, {@code xinfo} if XLOG_XACT_HAS_INFO, then as xinfo says, in
@@ -43,8 +45,9 @@ import java.util.Objects;
  *       HAS_GID), origin. Only int32 alignment is guaranteed, and none after the gid: every field is read
  *       byte-wise, nothing is padded.
  *   <li>ABORT / ABORT_PREPARED: the same without invals.
- *   <li>PREPARE: the 72-byte {@code xl_xact_prepare}, then gid, subxids, commit rels, abort rels, commit stats,
- *       abort stats, invals, each padded to MAXALIGN (8) from the start of the main data, then
+ *   <li>PREPARE: the 72-byte {@code xl_xact_prepare} (64 on 14: no stats counts), then gid, subxids, commit
+ *       rels, abort rels, commit stats, abort stats, invals, each padded to MAXALIGN (8) from the start of the
+ *       main data, then
  *       {@code TwoPhaseRecordOnDisk} records up to the END sentinel. {@code total_len} counts the state file's
  *       CRC, which the record does not carry.
  *   <li>ASSIGNMENT: {@code xtop, nsubxacts, xsub[]}. INVALIDATIONS: {@code nmsgs, msgs[]}.
@@ -63,14 +66,20 @@ public final class XactRecordParser {
      * Parses a record of the transaction rmgr.
      *
      * @throws IllegalArgumentException if the record is not an RM_XACT_ID record
-     * @throws XactParseException if its main data is not a valid PostgreSQL 15 record of its type
+     * @throws XactParseException if its main data is not a valid record of its type for the record's major
      */
     public static XactRecord parse(XLogRecord r) {
         if (r.rmid() != Rmgrs.RM_XACT_ID) {
             throw new IllegalArgumentException("not a Transaction record: " + r);
         }
-        return parse(r.lsn(), r.info(), r.xid(), r.toplevelXid(), r.origin(), r.rawBytes(), r.mainDataOffset(),
-                r.mainDataLength());
+        return parse(r.format(), r.lsn(), r.info(), r.xid(), r.toplevelXid(), r.origin(), r.rawBytes(),
+                r.mainDataOffset(), r.mainDataLength());
+    }
+
+    /** As {@link #parse(WalFormat, long, int, int, int, int, byte[], int, int)} for a PostgreSQL 15 record. */
+    public static XactRecord parse(long lsn, int info, int recordXid, int toplevelXid, int originId,
+                                   byte[] buf, int offset, int length) {
+        return parse(WalFormat.PG15, lsn, info, recordXid, toplevelXid, originId, buf, offset, length);
     }
 
     /**
@@ -80,12 +89,13 @@ public final class XactRecordParser {
      * @param info the whole {@code xl_info} byte
      * @param recordXid {@code xl_xid}
      * @param toplevelXid the XLR_BLOCK_ID_TOPLEVEL_XID value, 0 when absent
+     * @param format the major the record is from: 18 widened {@code xl_xact_stats_item}
      * @param originId the XLR_BLOCK_ID_ORIGIN value, 0 (InvalidRepOriginId) when absent
      */
-    public static XactRecord parse(long lsn, int info, int recordXid, int toplevelXid, int originId,
-                                   byte[] buf, int offset, int length) {
+    public static XactRecord parse(WalFormat format, long lsn, int info, int recordXid, int toplevelXid,
+                                   int originId, byte[] buf, int offset, int length) {
         Objects.checkFromIndexSize(offset, length, buf.length);
-        Cursor c = new Cursor(lsn, info & 0xFF, buf, offset, length);
+        Cursor c = new Cursor(format, lsn, info & 0xFF, buf, offset, length);
         int op = info & XLOG_XACT_OPMASK;
         return switch (op) {
             case XLOG_XACT_COMMIT, XLOG_XACT_COMMIT_PREPARED -> commit(c, recordXid, originId);
@@ -193,7 +203,7 @@ public final class XactRecordParser {
         int magic = c.int32("xl_xact_prepare.magic");
         if (magic != TWOPHASE_MAGIC) {
             throw c.invalid("xl_xact_prepare.magic", magicAt, String.format(
-                    "0x%08X is not the two-phase state file magic of PostgreSQL 15 (0x%08X)", magic, TWOPHASE_MAGIC));
+                    "0x%08X is not the two-phase state file magic (0x%08X)", magic, TWOPHASE_MAGIC));
         }
         int totalLen = c.int32("xl_xact_prepare.total_len");
         int xid = c.int32("xl_xact_prepare.xid");
@@ -203,8 +213,10 @@ public final class XactRecordParser {
         int nsubxacts = c.count("xl_xact_prepare.nsubxacts");
         int ncommitrels = c.count("xl_xact_prepare.ncommitrels");
         int nabortrels = c.count("xl_xact_prepare.nabortrels");
-        int ncommitstats = c.count("xl_xact_prepare.ncommitstats");
-        int nabortstats = c.count("xl_xact_prepare.nabortstats");
+        // 14's xl_xact_prepare has no dropped stats (REL_14_STABLE xact.h: 64 bytes, ninvalmsgs after nabortrels)
+        boolean hasStats = c.format.major >= 15;
+        int ncommitstats = hasStats ? c.count("xl_xact_prepare.ncommitstats") : 0;
+        int nabortstats = hasStats ? c.count("xl_xact_prepare.nabortstats") : 0;
         int ninvalmsgs = c.count("xl_xact_prepare.ninvalmsgs");
         int initAt = c.pos - c.start;
         int initfileinval = c.uint8("xl_xact_prepare.initfileinval");
@@ -215,7 +227,7 @@ public final class XactRecordParser {
         int gidlen = c.uint16("xl_xact_prepare.gidlen");
         long originLsn = c.int64("xl_xact_prepare.origin_lsn");
         long originTimestamp = c.int64("xl_xact_prepare.origin_timestamp");
-        // now at MAXALIGN(sizeof(xl_xact_prepare)) == 72
+        // now at MAXALIGN(sizeof(xl_xact_prepare)) == 72 (64 on 14)
 
         String gid = c.fixedCString(gidlen, "gid");
         c.align8("gid (padding)");
@@ -288,7 +300,14 @@ public final class XactRecordParser {
         final int end;
         int pos;
 
-        Cursor(long lsn, int info, byte[] b, int start, int length) {
+        /** The record's major. */
+        final WalFormat format;
+        /** sizeof(xl_xact_stats_item) of the record's major. */
+        final int statsItemSize;
+
+        Cursor(WalFormat format, long lsn, int info, byte[] b, int start, int length) {
+            this.format = format;
+            this.statsItemSize = DroppedStatsItem.size(format);
             this.lsn = lsn;
             this.info = info;
             this.b = b;
@@ -388,11 +407,11 @@ public final class XactRecordParser {
         }
 
         List<DroppedStatsItem> stats(int n, String field) {
-            need((long) DroppedStatsItem.SIZE * n, field);
+            need((long) statsItemSize * n, field);
             DroppedStatsItem[] out = new DroppedStatsItem[n];
             for (int i = 0; i < n; i++) {
                 out[i] = new DroppedStatsItem(Bytes.int32(b, pos), Bytes.int32(b, pos + 4), Bytes.int32(b, pos + 8));
-                pos += DroppedStatsItem.SIZE;
+                pos += statsItemSize;
             }
             return List.of(out);
         }

@@ -44,6 +44,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
@@ -120,6 +121,10 @@ class HeapWalOracleIT {
         c2 = LocalPg.connect();
         slot = LocalPg.connect();
         WalFormat format = WalFormat.forServerVersionNum(LocalPg.serverVersionNum(c));
+        // The oracle is Debian's pg_waldump 15 and the wording of its heap descriptions (heapdesc.c), both 15's: on
+        // another major the record-by-record check is WalinspectParityIT's, the decoded rows are the end-to-end ITs'.
+        Assumptions.assumeTrue(format.major == 15, "PostgreSQL " + format.major + ": the oracle here is pg_waldump"
+                + " 15 and its 15 wording of heap records (another major: WalinspectParityIT, the end-to-end ITs)");
         int segSize = LocalPg.segmentSize(c);
         int tli = LocalPg.timeline(c);
         assertEquals("logical", LocalPg.queryString(c, "SHOW wal_level"), "these tests expect wal_level=logical");

@@ -13,6 +13,7 @@ import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Properties;
+import org.junit.jupiter.api.Assumptions;
 
 /**
  * The local PostgreSQL 15 started by {@code deploy/local/stack.sh}. Settings come from the variables that
@@ -154,6 +155,52 @@ public final class LocalPg {
 
     public static int serverVersionNum(Connection c) throws SQLException {
         return Integer.parseInt(queryString(c, "SHOW server_version_num"));
+    }
+
+    /** The server's major version (14..18). */
+    public static int major(Connection c) throws SQLException {
+        return serverVersionNum(c) / 10000;
+    }
+
+    /**
+     * Whether the server was built with lz4: only then does it offer it for TOAST compression (a build without it,
+     * such as the npm package's servers of another major, leaves it out of default_toast_compression's values).
+     */
+    public static boolean offersLz4(Connection c) throws SQLException {
+        return "t".equals(queryString(c, "SELECT 'lz4' = ANY(enumvals) FROM pg_settings"
+                + " WHERE name = 'default_toast_compression'"));
+    }
+
+    /** Whether the extension can be created on this server (its control file is installed). */
+    public static boolean extensionAvailable(Connection c, String name) throws SQLException {
+        return queryString(c, "SELECT 1 FROM pg_available_extensions WHERE name = '" + name.replace("'", "''")
+                + "'") != null;
+    }
+
+    /**
+     * Skips the calling test, saying why on stdout and in the skip, when the server cannot create the extension (the
+     * npm package's servers of another major ship the contrib modules but not PostGIS).
+     */
+    public static void assumeExtension(Connection c, String name) throws SQLException {
+        boolean available = extensionAvailable(c, name);
+        String why = "PostgreSQL " + major(c) + " on port " + port() + " has no extension " + name + " installed";
+        if (!available) {
+            System.out.println("[skip] " + why);
+        }
+        Assumptions.assumeTrue(available, why);
+    }
+
+    /**
+     * {@code lz4} when the server offers it, else {@code pglz}, printing the substitution: for workloads that want
+     * a second compression method but test the same paths with either.
+     */
+    public static String lz4OrPglz(Connection c) throws SQLException {
+        if (offersLz4(c)) {
+            return "lz4";
+        }
+        System.out.println("[capability] PostgreSQL " + major(c) + " on port " + port() + " was built without lz4:"
+                + " its lz4 columns are pglz here");
+        return "pglz";
     }
 
     public static int timeline(Connection c) throws SQLException {

@@ -41,14 +41,22 @@ class WalFormatTest {
         assertEquals(WalDecodeException.Kind.INVALID_PAGE_HEADER, w.kind());
     }
 
+    /** The majors the job replicates, each proven end to end on a server of its own (deploy/local/test-majors.sh). */
+    private static final int[] REPLICATED = {150018, 160014, 170010, 180004};
+    private static final int[] READ_ONLY = {140023};
+
     @Test
-    void theJobReplicatesFifteenOnly() {
+    void theJobReplicatesTheProvenMajorsOnly() {
+        for (int v : REPLICATED) {
+            assertEquals(v / 10000, WalFormat.forReplication(v).major);
+        }
         assertSame(WalFormat.PG15, WalFormat.forReplication(150018));
-        assertEquals("15", WalFormat.replicatedMajors());
-        for (int v : new int[] {140023, 160014, 170010, 180004}) {
+        assertEquals("15, 16, 17, 18", WalFormat.replicatedMajors());
+        for (int v : READ_ONLY) {
             var e = assertThrows(WalFormat.UnsupportedServerVersionException.class, () -> WalFormat.forReplication(v));
             assertTrue(e.getMessage().startsWith("PostgreSQL " + v / 10000 + " (server_version_num " + v + "): reading"
-                    + " its WAL is supported, replicating it is not yet; the job replicates PostgreSQL 15"), e.getMessage());
+                    + " its WAL is supported, replicating it is not yet; the job replicates PostgreSQL 15, 16, 17, 18"),
+                    e.getMessage());
         }
         // a major not read at all keeps its own message
         var e = assertThrows(WalFormat.UnsupportedServerVersionException.class, () -> WalFormat.forReplication(130000));

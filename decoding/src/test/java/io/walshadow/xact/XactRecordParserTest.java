@@ -65,6 +65,24 @@ class XactRecordParserTest {
     // COMMIT / ABORT
     // ---------------------------------------------------------------------------------------------------------
 
+    /** 18's xl_xact_stats_item is 16 bytes (objid as objid_lo, objid_hi): the same bytes are wrong for 15's 12. */
+    @Test
+    void droppedStatsItemsAreSixteenBytesFrom18On() {
+        byte[] data = new MainData().i64(9).i32(XACT_XINFO_HAS_DROPPED_STATS).i32(2)
+                .i32(2).i32(DB).i32(17000).i32(0)
+                .i32(3).i32(DB).i32(17001).i32(0).toBytes();
+        int info = XLOG_XACT_COMMIT | XLOG_XACT_HAS_INFO;
+        XactCommit c = (XactCommit) XactRecordParser.parse(io.walshadow.wal.WalFormat.PG18, LSN, info, 700, 0, 0,
+                data, 0, data.length);
+        assertEquals(List.of(new DroppedStatsItem(2, DB, 17000), new DroppedStatsItem(3, DB, 17001)), c.droppedStats());
+        for (io.walshadow.wal.WalFormat f : new io.walshadow.wal.WalFormat[] {io.walshadow.wal.WalFormat.PG15,
+            io.walshadow.wal.WalFormat.PG17}) {
+            XactParseException e = assertThrows(XactParseException.class,
+                    () -> XactRecordParser.parse(f, LSN, info, 700, 0, 0, data, 0, data.length));
+            assertEquals(Reason.INVALID, e.reason(), e.getMessage()); // 8 bytes left over after two 12-byte items
+        }
+    }
+
     @Test
     void minimalCommitHasOnlyTheTime() {
         XactCommit c = (XactCommit) parse(XLOG_XACT_COMMIT, 700, new MainData().i64(123_456_789L).toBytes());

@@ -260,15 +260,15 @@ public final class TableComparison {
     /**
      * An aclitem as aclitemout prints it with role oids for names, built from PostgreSQL's own aclexplode (grantee
      * and grantor oids, one row per privilege in bit order): empty grantee for PUBLIC, each privilege's letter
-     * (ACL_ALL_RIGHTS_STR order) with {@code *} when grantable. An item without privileges explodes to nothing:
-     * not used in these tables.
+     * (ACL_ALL_RIGHTS_STR order; 17's MAINTAIN is {@code m}) with {@code *} when grantable. An item without
+     * privileges explodes to nothing: not used in these tables.
      */
     static String aclitem(String value) {
         return "CASE WHEN " + value + " IS NOT NULL THEN (SELECT CASE WHEN min(e.grantee) = 0 THEN '' ELSE min(e.grantee)::text END || '=' || string_agg("
                 + "CASE e.privilege_type WHEN 'INSERT' THEN 'a' WHEN 'SELECT' THEN 'r' WHEN 'UPDATE' THEN 'w'"
                 + " WHEN 'DELETE' THEN 'd' WHEN 'TRUNCATE' THEN 'D' WHEN 'REFERENCES' THEN 'x' WHEN 'TRIGGER' THEN 't'"
                 + " WHEN 'EXECUTE' THEN 'X' WHEN 'USAGE' THEN 'U' WHEN 'CREATE' THEN 'C' WHEN 'TEMPORARY' THEN 'T'"
-                + " WHEN 'CONNECT' THEN 'c' WHEN 'SET' THEN 's' WHEN 'ALTER SYSTEM' THEN 'A' END"
+                + " WHEN 'CONNECT' THEN 'c' WHEN 'SET' THEN 's' WHEN 'ALTER SYSTEM' THEN 'A' WHEN 'MAINTAIN' THEN 'm' END"
                 + " || CASE WHEN e.is_grantable THEN '*' ELSE '' END, '' ORDER BY e.o) || '/' || min(e.grantor)::text"
                 + " FROM aclexplode(ARRAY[" + value + "]) WITH ORDINALITY e(grantor, grantee, privilege_type,"
                 + " is_grantable, o)) END";

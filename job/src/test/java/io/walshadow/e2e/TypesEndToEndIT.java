@@ -219,6 +219,7 @@ class TypesEndToEndIT {
     void postgisGeometryAndGeographyArriveAsTheirEwkb() throws Exception {
         try (E2e e = new E2e("e2e_gis")) {
             String s = e.schema;
+            LocalPg.assumeExtension(e.pg, "postgis");
             LocalPg.createExtension(e.pg, "postgis");
             String[] wkt = {"POINT(1 2)", "SRID=4326;POINT ZM (1 2 3 4)", "POINT EMPTY", "LINESTRING M (0 0 1,1 1 2)",
                 "SRID=3857;POLYGON((0 0,4 0,4 4,0 0),(1 1,2 1,2 2,1 1))", "MULTIPOINT Z ((1 2 3),EMPTY)",

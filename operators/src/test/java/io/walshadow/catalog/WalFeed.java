@@ -150,9 +150,9 @@ final class WalFeed implements AutoCloseable {
                 dropped.add(new RelFileLocator(b.getInt(), b.getInt(), b.getInt()));
             }
         }
-        if ((xinfo & 0x100) != 0) { // dropped stats: PG15 xl_xact_stats_item is kind, dboid, objoid
+        if ((xinfo & 0x100) != 0) { // dropped stats: xl_xact_stats_item, 12 bytes on 15..17, 16 from 18 on
             int n = b.getInt();
-            b.position(b.position() + 12 * n);
+            b.position(b.position() + io.walshadow.xact.DroppedStatsItem.size(rec.format()) * n);
         }
         Set<Integer> invals = new HashSet<>();
         boolean resetAll = false;

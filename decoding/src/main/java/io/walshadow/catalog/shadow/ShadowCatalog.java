@@ -397,6 +397,7 @@ public final class ShadowCatalog {
             case INPLACE -> inplace(m, b0, Bytes.uint16(rec, md), r);
             case PRUNE -> prune(m, b0, r);
             case VACUUM -> vacuum(m, b0, r);
+            case PRUNE_ON_ACCESS, PRUNE_VACUUM_SCAN, PRUNE_VACUUM_CLEANUP -> pruneFreeze(m, b0, r);
             default -> {
                 // LOCK, LOCK_UPDATED, CONFIRM, FREEZE_PAGE, VISIBLE, NEW_CID, REWRITE: no change to what a tuple
                 // says or to who inserted / deleted it (their images were taken above)
@@ -663,6 +664,61 @@ public final class ShadowCatalog {
         for (int i = 0; i < n; i++) {
             gone(m, RelationMirror.tid(b0.blockNumber(), Bytes.uint16(r.rawBytes(), b0.dataOffset() + 2 * i)), r);
         }
+    }
+
+    // xl_heap_prune.flags of PostgreSQL 17 and later (REL_17_STABLE / REL_18_STABLE heapam_xlog.h)
+    private static final int XLHP_HAS_FREEZE_PLANS = 1 << 4;
+    private static final int XLHP_HAS_REDIRECTIONS = 1 << 5;
+    private static final int XLHP_HAS_DEAD_ITEMS = 1 << 6;
+    private static final int XLHP_HAS_NOW_UNUSED_ITEMS = 1 << 7;
+    /** sizeof(xlhp_freeze_plan): {u32 xmax, u16 t_infomask2, u16 t_infomask, u8 frzflags, [pad], u16 ntuples}. */
+    private static final int SIZE_OF_FREEZE_PLAN = 12;
+
+    /**
+     * The prune-and-freeze record of 17 and later (XLOG_HEAP2_PRUNE_ON_ACCESS / _VACUUM_SCAN / _VACUUM_CLEANUP): main
+     * data {@code xl_heap_prune {u8 reason, u8 flags}} (then the conflict horizon, unaligned, if flagged); block 0's
+     * data holds, each only when its flag is set and in this order, {@code xlhp_freeze_plans {u16 nplans, [pad 2],
+     * plans[nplans]}}, the redirections {@code {u16 n, (from, to)[n]}}, the now-dead {@code {u16 n, offsets[n]}} and
+     * the now-unused {@code {u16 n, offsets[n]}} items, then the frozen tuples' offsets (frozen tuples stay). As with
+     * 15's PRUNE / VACUUM: redirected-from, dead and unused items' tuples are gone, a redirect's target stays.
+     */
+    private void pruneFreeze(RelationMirror m, BlockRef b0, XLogRecord r) {
+        if (!b0.hasData()) {
+            return; // the image (taken above) already is the page as the record leaves it
+        }
+        byte[] rec = r.rawBytes();
+        int flags = Bytes.uint8(rec, r.mainDataOffset() + 1);
+        int pos = b0.dataOffset();
+        int end = pos + b0.dataLength();
+        if ((flags & XLHP_HAS_FREEZE_PLANS) != 0) {
+            pos += 4 + SIZE_OF_FREEZE_PLAN * pruneCount(rec, pos, end, r);
+        }
+        int[] kinds = {XLHP_HAS_REDIRECTIONS, XLHP_HAS_DEAD_ITEMS, XLHP_HAS_NOW_UNUSED_ITEMS};
+        for (int kind : kinds) {
+            if ((flags & kind) == 0) {
+                continue;
+            }
+            int n = pruneCount(rec, pos, end, r);
+            int width = kind == XLHP_HAS_REDIRECTIONS ? 4 : 2; // a redirection is (from, to)
+            pos += 2;
+            if (pos + width * n > end) {
+                throw new ShadowCatalogException("prune record at " + Lsn.format(r.lsn()) + ": " + n + " items run past"
+                        + " block 0's " + b0.dataLength() + " data bytes");
+            }
+            for (int i = 0; i < n; i++) {
+                gone(m, RelationMirror.tid(b0.blockNumber(), Bytes.uint16(rec, pos + width * i)), r);
+            }
+            pos += width * n;
+        }
+        counters.prunes++;
+    }
+
+    private static int pruneCount(byte[] rec, int pos, int end, XLogRecord r) {
+        if (pos + 2 > end) {
+            throw new ShadowCatalogException("prune record at " + Lsn.format(r.lsn()) + ": a sub-record's count runs"
+                    + " past block 0's data");
+        }
+        return Bytes.uint16(rec, pos);
     }
 
     /** A tuple vacuum removed: dead to everyone, so neither live nor a transaction's own in the shadow. */
