@@ -892,7 +892,8 @@ with_lock() {
   flock -w 300 9 || die "another stack.sh holds $STATE/.stack.lock"
 }
 
-cmd_start() {
+# What both starts do first: packages and server binaries, the state dir under its lock, PostgreSQL up.
+start_pg_part() {
   require_root
   if [[ -n $(missing_packages) ]]; then
     pg_debian_install
@@ -902,6 +903,10 @@ cmd_start() {
   with_lock
   ensure_dirs
   pg_start
+}
+
+cmd_start() {
+  start_pg_part
   ch_start
   log "up: PostgreSQL $PG_MAJOR 127.0.0.1:$PG_PORT db=$PG_DB user=$PG_ROLE; ClickHouse http://127.0.0.1:$CH_HTTP_PORT db=$CH_DB user=$CH_APP_USER"
   log "for tests: eval \"\$($0 env)\""
@@ -910,15 +915,7 @@ cmd_start() {
 # PostgreSQL alone: for a second stack that only WAL tests use. `env` needs both secrets, so ClickHouse's
 # password is made too (no ClickHouse runs; its URL in `env` points at nothing).
 cmd_pg_start() {
-  require_root
-  if [[ -n $(missing_packages) ]]; then
-    pg_debian_install
-  fi
-  pg_require_bin install
-  check_state_dir
-  with_lock
-  ensure_dirs
-  pg_start
+  start_pg_part
   ensure_secret ch_password
   log "up: PostgreSQL $PG_MAJOR 127.0.0.1:$PG_PORT db=$PG_DB user=$PG_ROLE (no ClickHouse)"
 }

@@ -1,7 +1,6 @@
 package io.walshadow.catalog.shadow;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.walshadow.catalog.CatalogFilter;
@@ -192,16 +191,7 @@ class PartitionHistoryIT {
                 };
                 List<Expected> expected = new ArrayList<>();
                 for (String[] step : steps) {
-                    for (int i = 1; i < step.length; i++) {
-                        if (step[i].startsWith("other: ")) {
-                            LocalPg.exec(other, step[i].substring("other: ".length()));
-                        } else if (step[i].startsWith("fails: ")) {
-                            String sql = step[i].substring("fails: ".length());
-                            assertThrows(SQLException.class, () -> LocalPg.exec(c, sql), sql);
-                        } else {
-                            LocalPg.exec(c, step[i]);
-                        }
-                    }
+                    ShadowCatalogWalIT.runStep(c, other, step);
                     expected.add(oracle(oracle, s, step[0]));
                 }
                 LocalPg.exec(c, "SELECT pg_switch_wal()");

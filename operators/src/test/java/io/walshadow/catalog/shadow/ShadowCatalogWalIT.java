@@ -271,16 +271,7 @@ class ShadowCatalogWalIT {
                 {"drop schema", "DROP SCHEMA " + schema + " CASCADE"},
             };
             for (String[] step : steps) {
-                for (int i = 1; i < step.length; i++) {
-                    if (step[i].startsWith("other: ")) {
-                        LocalPg.exec(other, step[i].substring("other: ".length()));
-                    } else if (step[i].startsWith("fails: ")) {
-                        String sql = step[i].substring("fails: ".length());
-                        assertThrows(SQLException.class, () -> LocalPg.exec(c, sql), sql);
-                    } else {
-                        LocalPg.exec(c, step[i]);
-                    }
-                }
+                runStep(c, other, step);
                 if (step[0].equals("detach concurrently, cancelled")) {
                     assertEquals("t", LocalPg.queryString(c, "SELECT inhdetachpending FROM pg_inherits"
                             + " WHERE inhrelid = '" + pr + "1'::regclass"), "left pending");
@@ -317,6 +308,23 @@ class ShadowCatalogWalIT {
             assertTrue(counters.get("catalog_shadow_prefix_suffix_rebuilt") > 0, counters.toString());
             assertTrue(counters.get("catalog_shadow_pages_seen") > 0, counters.toString());
             assertTrue(counters.get("catalog_shadow_images_verified") > 0, counters.toString());
+        }
+    }
+
+    /**
+     * Runs a step's statements (from index 1) on {@code c}; one prefixed {@code other: } runs on {@code other}, one
+     * prefixed {@code fails: } must fail.
+     */
+    static void runStep(Connection c, Connection other, String[] step) throws SQLException {
+        for (int i = 1; i < step.length; i++) {
+            if (step[i].startsWith("other: ")) {
+                LocalPg.exec(other, step[i].substring("other: ".length()));
+            } else if (step[i].startsWith("fails: ")) {
+                String sql = step[i].substring("fails: ".length());
+                assertThrows(SQLException.class, () -> LocalPg.exec(c, sql), sql);
+            } else {
+                LocalPg.exec(c, step[i]);
+            }
         }
     }
 
