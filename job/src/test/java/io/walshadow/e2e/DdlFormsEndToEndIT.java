@@ -51,7 +51,18 @@ class DdlFormsEndToEndIT {
         return out;
     }
 
+    /**
+     * The forms to run: all, or with {@code -Dwalshadow.forms=<part of a name>} those whose name holds it, each
+     * {@code -Dwalshadow.forms.repeat=N} times (to chase a race).
+     */
     static Stream<Form> forms() {
+        String only = System.getProperty("walshadow.forms");
+        int repeat = Integer.getInteger("walshadow.forms.repeat", 1);
+        return allForms().filter(f -> only == null || f.name().contains(only))
+                .flatMap(f -> java.util.stream.IntStream.range(0, repeat).mapToObj(i -> f));
+    }
+
+    private static Stream<Form> allForms() {
         return Stream.of(
                 form("add column: none, constant default, volatile default (rewrite)", true, both(),
                         "ALTER TABLE $s.t ADD COLUMN d1 int", "UPDATE $s.t SET d1 = id WHERE id < 10",

@@ -104,6 +104,9 @@ public final class E2e implements AutoCloseable {
                 JobConfig.CH_PASSWORD_ENV, LocalClickHouse.password()));
     }
 
+    /** Whether the job started last copies tables (snapshot.mode other than never). */
+    private boolean copying;
+
     /**
      * Starts the job (restored from {@code restoreFrom} when given). {@code restarts} > 0 lets Flink restart it from
      * its latest checkpoint after a failure, that many times.
@@ -115,6 +118,8 @@ public final class E2e implements AutoCloseable {
     /** As {@link #start(JobConfig, Path, int)}, with this sink (null: the job's own). */
     public JobClient start(JobConfig config, Path restoreFrom, int restarts,
                            io.walshadow.sink.ClickHouseSink sink) throws Exception {
+        copying = config.snapshot().enabled();
+        TestMetricReporter.METRICS.remove("complete"); // the new job's coordinator registers its own
         Configuration conf = FlinkTestJobs.checkpointed(checkpoints, restoreFrom);
         conf.setString("metrics.reporter.wstest.factory.class", TestMetricReporter.class.getName());
         conf.addAll(flink);
@@ -143,9 +148,20 @@ public final class E2e implements AutoCloseable {
 
     /**
      * Commits a marker row and waits until the watermark in ClickHouse is past it: then every commit before it is
-     * visible in the destination tables.
+     * visible in the destination tables; and, when the job copies tables, until the copy is over (every row the
+     * tables held at its start point visible too).
      */
     public void awaitCaughtUp(Duration timeout) throws Exception {
+        awaitStreamCaughtUp(timeout);
+        if (copying) {
+            // the watermark follows the stream only: a copy resumed after a restore may still be writing the rows
+            // its tables held before the job started
+            awaitSnapshotComplete(timeout);
+        }
+    }
+
+    /** As {@link #awaitCaughtUp}, without waiting for the initial snapshot's copy (a test holding a chunk back). */
+    public void awaitStreamCaughtUp(Duration timeout) throws Exception {
         long before = LocalPg.currentLsn(pg);
         long[] lastMarker = {0};
         FlinkTestJobs.awaitTrue(() -> "the watermark of sink " + slot + " passes " + Lsn.format(before) + " (now "
@@ -280,9 +296,41 @@ public final class E2e implements AutoCloseable {
         Map<String, Integer> n = new java.util.TreeMap<>();
         for (String t : LocalPg.queryColumn(pg, "SELECT relname FROM pg_class c JOIN pg_namespace s ON s.oid ="
                 + " c.relnamespace WHERE s.nspname = '" + schema + "' AND relkind = 'r' AND relname <> '_marker'")) {
-            n.put(t, TableComparison.assertEqual(pg, ch, schema, t));
+            try {
+                n.put(t, TableComparison.assertEqual(pg, ch, schema, t));
+            } catch (AssertionError x) {
+                throw new AssertionError(x.getMessage() + "\n" + diagnosis(t), x);
+            }
         }
         return n;
+    }
+
+    /**
+     * What a failed comparison's message carries besides the rows (often all CI shows of a race seen once): the
+     * destination's versions as stored (no FINAL), the table's storage in PostgreSQL, the job's nonzero metrics.
+     */
+    public String diagnosis(String table) {
+        StringBuilder out = new StringBuilder("diagnosis of " + schema + "." + table + ":\n  ClickHouse rows by _lsn,"
+                + " deleted (unmerged): ");
+        try {
+            for (String[] r : ch.queryTsv("SELECT _lsn, _is_deleted, count() FROM `" + chDatabase + "`.`" + schema
+                    + "__" + table + "` GROUP BY _lsn, _is_deleted ORDER BY _lsn LIMIT 30")) {
+                out.append(Lsn.format(Long.parseUnsignedLong(r[0]))).append(r[1].equals("1") ? " del " : " ")
+                        .append('x').append(r[2]).append(", ");
+            }
+            out.append("\n  PostgreSQL: ").append(LocalPg.queryColumn(pg, "SELECT 'relfilenode ' || relfilenode"
+                    + " || ', oid ' || oid FROM pg_class WHERE oid = '" + schema + "." + table + "'::regclass"));
+        } catch (Exception e) {
+            out.append("(not read: ").append(e.getMessage()).append(')');
+        }
+        out.append("\n  metrics: ");
+        new java.util.TreeMap<>(TestMetricReporter.METRICS).forEach((name, m) -> {
+            long v = TestMetricReporter.value(name);
+            if (v != 0 && v != -1) {
+                out.append(name).append('=').append(v).append(' ');
+            }
+        });
+        return out.toString();
     }
 
     /** Each commit once in the commit log: a commit_seq never names two different commits. */

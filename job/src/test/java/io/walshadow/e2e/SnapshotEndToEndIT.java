@@ -68,7 +68,7 @@ class SnapshotEndToEndIT {
             if (error.get() != null) {
                 throw new AssertionError("workload failed", error.get());
             }
-            e.awaitCaughtUp(Duration.ofMinutes(5));
+            e.awaitStreamCaughtUp(Duration.ofMinutes(5));
             long chunks = TestMetricReporter.value("chunks_total");
             System.out.printf("snapshot e2e: %d rows + 20000 copied in %.1f s (%.0f rows/s) in %d chunks, %d concurrent"
                     + " writes%n", ROWS, copySeconds, ROWS / copySeconds, chunks, writes.get());
@@ -136,7 +136,7 @@ class SnapshotEndToEndIT {
 
                 JobClient second = e.start(e.config(opts), checkpoint, 0);
                 e.awaitSnapshotComplete(Duration.ofMinutes(5));
-                e.awaitCaughtUp(Duration.ofMinutes(3));
+                e.awaitStreamCaughtUp(Duration.ofMinutes(3));
                 assertEquals(total, TestMetricReporter.value("chunks_total"), "the resumed job keeps the plan");
                 String dest = "`" + e.chDatabase + "`.`" + s + "__t`";
                 // each row copied by the snapshot exactly once (merges are off, so copies would show)
@@ -182,7 +182,7 @@ class SnapshotEndToEndIT {
             try (Connection c = LocalPg.connect(); Statement st = c.createStatement()) {
                 st.execute("UPDATE " + s + ".docs SET n = n + 10 WHERE id % 2 = 0"); // after the copy
             }
-            e.awaitCaughtUp(Duration.ofMinutes(3));
+            e.awaitStreamCaughtUp(Duration.ofMinutes(3));
             assertEquals(rows, TableComparison.assertEqual(e.pg, e.ch, s, "docs"));
             assertEquals(1, TableComparison.assertEqual(e.pg, e.ch, s, "plain"));
             long fromMirror = TestMetricReporter.value("toast_values_resolved_mirror");
@@ -216,7 +216,7 @@ class SnapshotEndToEndIT {
             e.awaitSnapshotComplete(Duration.ofMinutes(3));
             LocalPg.exec(e.pg, "UPDATE " + s + ".b SET v = 'while excluded' WHERE id % 10 = 0",
                     "UPDATE " + s + ".a SET v = 'replicated' WHERE id <= 10");
-            e.awaitCaughtUp(Duration.ofMinutes(2));
+            e.awaitStreamCaughtUp(Duration.ofMinutes(2));
             assertEquals(1000, TableComparison.assertEqual(e.pg, e.ch, s, "a"));
             assertEquals("0", e.ch.queryString("SELECT count() FROM system.tables WHERE database = '" + e.chDatabase
                     + "' AND name = '" + s + "__b'"), "b is not replicated by the first job");
@@ -260,7 +260,7 @@ class SnapshotEndToEndIT {
                 throw new AssertionError("workload failed", error.get());
             }
             LocalPg.exec(e.pg, "UPDATE " + s + ".b SET n = n + 1000 WHERE id <= " + docs); // after the copy
-            e.awaitCaughtUp(Duration.ofMinutes(3));
+            e.awaitStreamCaughtUp(Duration.ofMinutes(3));
             assertTrue(writes.get() > 0, "writes ran during the copy");
             long inPg = Long.parseLong(LocalPg.queryColumn(e.pg, "SELECT count(*) FROM " + s + ".b").get(0));
             assertEquals(inPg, TableComparison.assertEqual(e.pg, e.ch, s, "b"));
@@ -297,7 +297,7 @@ class SnapshotEndToEndIT {
             TestMetricReporter.METRICS.clear();
             JobClient job = e.start(e.config(concat(opts, "--tables.include", s + "._marker," + s + ".a")), null, 0);
             e.awaitSnapshotComplete(Duration.ofMinutes(3));
-            e.awaitCaughtUp(Duration.ofMinutes(2));
+            e.awaitStreamCaughtUp(Duration.ofMinutes(2));
             long firstChunks = TestMetricReporter.value("chunks_total");
             Path savepoint = E2e.stopWithSavepoint(job);
             try (var old = java.nio.file.Files.walk(e.checkpoints)) { // the restored job's checkpoints only, below
@@ -313,7 +313,7 @@ class SnapshotEndToEndIT {
                 JobClient third = e.start(e.config(widened), checkpoint, 0);
                 e.awaitSnapshotComplete(Duration.ofMinutes(5));
                 LocalPg.exec(e.pg, "UPDATE " + s + ".b SET pad = 'after' WHERE id <= 100");
-                e.awaitCaughtUp(Duration.ofMinutes(3));
+                e.awaitStreamCaughtUp(Duration.ofMinutes(3));
                 assertEquals(total, TestMetricReporter.value("chunks_total"), "the resumed job keeps the round's plan");
                 String dest = "`" + e.chDatabase + "`.`" + s + "__b`";
                 assertEquals(String.valueOf(rows), e.ch.queryString("SELECT count() FROM " + dest + " WHERE _xid = 0"));
@@ -363,7 +363,7 @@ class SnapshotEndToEndIT {
                     "UPDATE " + s + ".b SET pad = 'after' WHERE id % 1000 = 0",
                     "UPDATE " + s + ".c SET pad = 'after' WHERE id % 1000 = 0");
             e.awaitSnapshotComplete(Duration.ofMinutes(5));
-            e.awaitCaughtUp(Duration.ofMinutes(3));
+            e.awaitStreamCaughtUp(Duration.ofMinutes(3));
             assertEquals(150000, TableComparison.assertEqual(e.pg, e.ch, s, "a"));
             assertEquals(50000, TableComparison.assertEqual(e.pg, e.ch, s, "b"));
             assertTrue(TestMetricReporter.value("chunks_total") > plannedFirst, "b's chunks were added to the plan");
@@ -392,7 +392,7 @@ class SnapshotEndToEndIT {
             JobClient job = e.start(e.config(), null, 0);
             e.awaitSnapshotComplete(Duration.ofMinutes(3));
             LocalPg.exec(e.pg, "UPDATE " + s + ".r SET v = 'replicated' WHERE id <= 300");
-            e.awaitCaughtUp(Duration.ofMinutes(2));
+            e.awaitStreamCaughtUp(Duration.ofMinutes(2));
             assertEquals(1000, TableComparison.assertEqual(e.pg, e.ch, s, "r"));
             for (String[] filter : List.of(new String[] {"--tables.include", s + "._marker"},
                     new String[] {"--tables.include", s + ".*"})) {
@@ -400,11 +400,11 @@ class SnapshotEndToEndIT {
                 TestMetricReporter.METRICS.clear();
                 job = e.start(e.config(filter), sp, 0);
                 e.awaitSnapshotComplete(Duration.ofMinutes(3));
-                e.awaitCaughtUp(Duration.ofMinutes(2));
+                e.awaitStreamCaughtUp(Duration.ofMinutes(2));
                 if (filter[1].endsWith("_marker")) { // excluded now: what happens to r is not replicated
                     LocalPg.exec(e.pg, "DELETE FROM " + s + ".r WHERE id <= 100",
                             "UPDATE " + s + ".r SET v = 'while excluded' WHERE id BETWEEN 101 AND 200");
-                    e.awaitCaughtUp(Duration.ofMinutes(2));
+                    e.awaitStreamCaughtUp(Duration.ofMinutes(2));
                     assertEquals("1000", e.ch.queryString("SELECT count() FROM `" + e.chDatabase + "`.`" + s
                             + "__r` FINAL WHERE NOT _is_deleted"), "r stays as it was while excluded");
                 }
@@ -439,7 +439,7 @@ class SnapshotEndToEndIT {
                 open.commit();
                 e.awaitSnapshotComplete(Duration.ofMinutes(2));
                 assertEquals(0, TestMetricReporter.value("waiting_for_start_transactions_ms"));
-                e.awaitCaughtUp(Duration.ofMinutes(2));
+                e.awaitStreamCaughtUp(Duration.ofMinutes(2));
                 assertEquals(1001, TableComparison.assertEqual(e.pg, e.ch, s, "t"));
                 job.cancel().get();
             }
@@ -492,7 +492,7 @@ class SnapshotEndToEndIT {
                 TestMetricReporter.METRICS.clear();
                 job = e.start(e.config("--checkpoint.interval", "1s"), latestCheckpoint(e.checkpoints), 0);
                 e.awaitSnapshotComplete(Duration.ofMinutes(3));
-                e.awaitCaughtUp(Duration.ofMinutes(2));
+                e.awaitStreamCaughtUp(Duration.ofMinutes(2));
                 assertEquals(0, TestMetricReporter.value("toast_held_for_seed"));
                 assertEquals(rows, TableComparison.assertEqual(e.pg, e.ch, s, "docs"));
                 assertTrue(TestMetricReporter.value("toast_values_resolved_mirror") >= rows);
@@ -540,7 +540,7 @@ class SnapshotEndToEndIT {
                     "UPDATE " + s + ".rw SET v = v * 100000 WHERE id % 13 = 0");
             e.start(e.config(opts), checkpoint, 0);
             e.awaitSnapshotComplete(Duration.ofMinutes(4));
-            e.awaitCaughtUp(Duration.ofMinutes(3));
+            e.awaitStreamCaughtUp(Duration.ofMinutes(3));
             Map<String, Integer> compared = e.assertAllTablesEqual();
             assertEquals(200000, compared.get("t"));
             assertEquals(50000, compared.get("rw"));
@@ -616,7 +616,7 @@ class SnapshotEndToEndIT {
                         + " done after them%n", ddl.size(), slowest, done, total);
                 assertTrue(done < total, "the DDL completed while the copy still ran: " + done + " of " + total);
                 e.awaitSnapshotComplete(Duration.ofMinutes(4));
-                e.awaitCaughtUp(Duration.ofMinutes(3));
+                e.awaitStreamCaughtUp(Duration.ofMinutes(3));
                 Map<String, Integer> compared = e.assertAllTablesEqual();
                 assertEquals(150000 - 150 + 1, compared.get("t2"));
                 assertEquals(10, compared.get("tr"));
@@ -686,7 +686,7 @@ class SnapshotEndToEndIT {
                 System.out.printf("snapshot migration e2e: %d statements until the copy was planned, %d in all%n",
                         during, statements.get());
                 e.awaitSnapshotComplete(Duration.ofMinutes(3));
-                e.awaitCaughtUp(Duration.ofMinutes(3));
+                e.awaitStreamCaughtUp(Duration.ofMinutes(3));
                 Map<String, Integer> compared = e.assertAllTablesEqual();
                 assertEquals(20000, compared.get("base"));
                 assertEquals(100, compared.get("churn"));
@@ -735,11 +735,11 @@ class SnapshotEndToEndIT {
                         st.execute("SET lock_timeout = '20s'");
                         st.execute(ddl.get(table));
                     }
-                    e.awaitCaughtUp(Duration.ofMinutes(2));
+                    e.awaitStreamCaughtUp(Duration.ofMinutes(2));
                     release.release();
                 }
                 e.awaitSnapshotComplete(Duration.ofMinutes(2));
-                e.awaitCaughtUp(Duration.ofMinutes(2));
+                e.awaitStreamCaughtUp(Duration.ofMinutes(2));
                 Map<String, Integer> compared = e.assertAllTablesEqual();
                 assertEquals(1, compared.get("a"), "only the row inserted after the TRUNCATE");
                 assertEquals(667, compared.get("b"));
@@ -750,6 +750,56 @@ class SnapshotEndToEndIT {
             } finally {
                 io.walshadow.clickhouse.Faults.install(null);
                 release.release(100);
+            }
+        }
+    }
+
+    /**
+     * A chunk read, its lock released and its rows held back while the stream drops a column of its table and the
+     * job is killed: the restored job reads the chunk again under a fresh export, without the dropped column, and
+     * the table ends equal to PostgreSQL (also the rows written while the job was down).
+     */
+    @Test
+    void aChunkHeldAcrossADropColumnAndAKillIsReadAgainWithoutTheColumn() throws Exception {
+        try (E2e e = new E2e("e2e_snapdrop")) {
+            String s = e.schema;
+            LocalPg.exec(e.pg, "CREATE TABLE " + s + ".t (id int PRIMARY KEY, a text, b int)",
+                    "INSERT INTO " + s + ".t SELECT g, 'a' || g, g FROM generate_series(1, 40) g",
+                    "CREATE TABLE " + s + ".nk (x int, y text)",
+                    "INSERT INTO " + s + ".nk SELECT g, 'y' || g FROM generate_series(1, 30) g");
+            String held = "snapshot.chunk.read " + s + ".nk";
+            java.util.concurrent.CountDownLatch reached = new java.util.concurrent.CountDownLatch(1);
+            java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
+            io.walshadow.clickhouse.Faults.install(point -> {
+                if (point.equals(held)) {
+                    reached.countDown();
+                    try {
+                        release.await();
+                    } catch (InterruptedException x) {
+                        Thread.currentThread().interrupt();
+                    }
+                }
+            });
+            try {
+                String[] opts = {"--snapshot.parallelism", "1", "--checkpoint.interval", "1s"};
+                JobClient job = e.start(e.config(opts), null, 0);
+                assertTrue(reached.await(3, java.util.concurrent.TimeUnit.MINUTES), "the chunk of nk is held");
+                e.awaitStreamCaughtUp(Duration.ofMinutes(2));
+                LocalPg.exec(e.pg, "ALTER TABLE " + s + ".t DROP COLUMN b", "ALTER TABLE " + s + ".nk DROP COLUMN y");
+                e.awaitStreamCaughtUp(Duration.ofMinutes(2));
+                job.cancel().get(); // the chunk still held: not done in any checkpoint
+                release.countDown();
+                LocalPg.exec(e.pg, "INSERT INTO " + s + ".nk VALUES (99)", "UPDATE " + s + ".t SET a = 'down' WHERE id = 3");
+                TestMetricReporter.METRICS.clear();
+                e.start(e.config(opts), FlinkTestJobs.latestCheckpoint(e.checkpoints), 0);
+                LocalPg.exec(e.pg, "DELETE FROM " + s + ".nk WHERE x = 5");
+                e.awaitCaughtUp(Duration.ofMinutes(2)); // the stream, then the copy
+                Map<String, Integer> rows = e.assertAllTablesEqual();
+                assertEquals(30, rows.get("nk"));
+                assertEquals(40, rows.get("t"));
+            } finally {
+                release.countDown();
+                io.walshadow.clickhouse.Faults.install(null);
             }
         }
     }
