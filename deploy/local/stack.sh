@@ -3,6 +3,7 @@
 #
 #   stack.sh install   install missing Debian packages (postgresql-15, postgis, clickhouse, curl) and, for
 #                      WALSHADOW_PG_MAJOR other than 15, that major's server binaries (see below)
+#   stack.sh test-tools  install Debian's chromium and prometheus (the observability tests use them)
 #   stack.sh start     install if needed, init, start both servers, wait until both answer
 #   stack.sh pg-start  as start, PostgreSQL only (e.g. a second stack of another major for WAL tests)
 #   stack.sh stop      stop both servers and wait for them to exit
@@ -174,14 +175,22 @@ pg_debian_install() {
     log "packages already installed"
     return 0
   fi
-  log "installing: ${pkgs[*]}"
+  apt_install "${pkgs[@]}"
+  mapfile -t pkgs < <(missing_packages)
+  [[ ${#pkgs[@]} -eq 0 ]] || die "still missing after install: ${pkgs[*]}"
+  log "packages installed"
+}
+
+# apt-get install of Debian packages, their services not started (policy-rc.d).
+apt_install() {
+  log "installing: $*"
   export DEBIAN_FRONTEND=noninteractive
   local apt_opts=(-o DPkg::Lock::Timeout=300 -o Dpkg::Options::=--force-confdef -o Dpkg::Options::=--force-confold)
   apt-get "${apt_opts[@]}" update -q >/dev/null || die "apt-get update failed"
   policy_rc_block
   trap policy_rc_restore EXIT
   local rc=0
-  apt-get "${apt_opts[@]}" install -y -q --no-install-recommends "${pkgs[@]}" || rc=$?
+  apt-get "${apt_opts[@]}" install -y -q --no-install-recommends "$@" || rc=$?
   if [[ $rc -ne 0 ]]; then
     # A maintainer script may still have failed (e.g. on a service start); finish configuring.
     log "apt-get install exited $rc; retrying dpkg --configure -a"
@@ -189,9 +198,21 @@ pg_debian_install() {
   fi
   policy_rc_restore
   trap - EXIT
-  mapfile -t pkgs < <(missing_packages)
-  [[ ${#pkgs[@]} -eq 0 ]] || die "still missing after install: ${pkgs[*]}"
-  log "packages installed"
+}
+
+# test-tools: the programs the observability tests drive (headless Chromium opens the dashboard, Prometheus
+# scrapes the job); not needed to run the job.
+cmd_test_tools() {
+  require_root
+  local -a pkgs=()
+  [[ -x /usr/bin/chromium ]] || pkgs+=(chromium)
+  [[ -x /usr/bin/prometheus ]] || pkgs+=(prometheus)
+  if [[ ${#pkgs[@]} -eq 0 ]]; then
+    log "test tools already installed"
+    return 0
+  fi
+  apt_install "${pkgs[@]}"
+  [[ -x /usr/bin/chromium && -x /usr/bin/prometheus ]] || die "chromium / prometheus still missing after install"
 }
 
 # ---------------------------------------------------------------------------------------------
@@ -1117,7 +1138,7 @@ cmd_reset() {
 }
 
 usage() {
-  sed -n '2,25s/^# \{0,1\}//p' "$0" >&2
+  sed -n '2,26s/^# \{0,1\}//p' "$0" >&2
   exit 2
 }
 
@@ -1130,6 +1151,7 @@ main() {
   [[ $# -gt 0 ]] && shift
   case $cmd in
     install) cmd_install ;;
+    test-tools) cmd_test_tools ;;
     start) cmd_start ;;
     pg-start) cmd_pg_start ;;
     stop) cmd_stop ;;

@@ -20,6 +20,7 @@ die() { printf '[test] ERROR: %s\n' "$*" >&2; exit 1; }
 source "$HERE/toolchain.sh"
 
 bash "$STACK" start || die "local stack failed to start (see messages above)"
+bash "$STACK" test-tools || die "chromium / prometheus install failed (see messages above)"
 # Captured first so that a failing `env` stops the run instead of eval-ing nothing.
 stack_env=$(bash "$STACK" env) || die "stack.sh env failed"
 eval "$stack_env"

@@ -30,7 +30,7 @@ public record JobConfig(PgConnectionConfig pg, WalSourceOptions source, String i
                         long bufferHeapFamilyBytes, ToastResolver.Mode toastMode, long toastValueMaxBytes,
                         long toastFetchBatchBytes, ToastResolver.Missing toastMissing, SnapshotOptions snapshot, boolean allowUnmatchedInclude,
                         boolean resetClickHouse, io.walshadow.types.UndecodableColumns undecodable,
-                        boolean partitionRoots) {
+                        boolean partitionRoots, LocalEndpoints local) {
 
     public static final String PG_PASSWORD_ENV = "WALSHADOW_PG_PASSWORD";
     public static final String CH_PASSWORD_ENV = "WALSHADOW_CH_PASSWORD";
@@ -103,7 +103,8 @@ public record JobConfig(PgConnectionConfig pg, WalSourceOptions source, String i
                 toastMode, toastMax, positive(p, JobOptions.TOAST_FETCH_BATCH_BYTES),
                 toastMissing(p), snapshot(p), bool(p, JobOptions.TABLES_ALLOW_UNMATCHED), bool(p, JobOptions.CLICKHOUSE_RESET),
                 io.walshadow.types.UndecodableColumns.parse(string(p, JobOptions.TYPES_UNDECODABLE),
-                        string(p, JobOptions.TYPES_UNDECODABLE_COLUMNS)), partitionRoots);
+                        string(p, JobOptions.TYPES_UNDECODABLE_COLUMNS)), partitionRoots,
+                new LocalEndpoints(port(p, JobOptions.LOCAL_WEB_PORT), port(p, JobOptions.LOCAL_METRICS_PORT)));
     }
 
     /** The table filter these settings describe (patterns and how partitions replicate). */
@@ -332,6 +333,14 @@ public record JobConfig(PgConnectionConfig pg, WalSourceOptions source, String i
 
     private static String required(ParameterTool p, ConfigOption<String> o) {
         return required(p, o.key());
+    }
+
+    private static int port(ParameterTool p, ConfigOption<Integer> o) {
+        int v = intValue(p, o);
+        if (v < 0 || v > 65535) {
+            throw new IllegalArgumentException("setting --" + o.key() + " must be a TCP port (0 for none), got " + v);
+        }
+        return v;
     }
 
     private static int intValue(ParameterTool p, ConfigOption<Integer> o) {

@@ -74,6 +74,12 @@ public final class JobOptions {
     public static final ConfigOption<Duration> PROGRESS_INTERVAL = ConfigOptions.key("progress.interval").durationType()
             .defaultValue(Duration.ofSeconds(5))
             .withDescription("how often the WAL progress stage logs");
+    public static final ConfigOption<Integer> LOCAL_WEB_PORT = ConfigOptions.key("local.web.port").intType()
+            .defaultValue(8081)
+            .withDescription("run from a plain JVM (the embedded MiniCluster, `deploy/run-local.sh`): the port of Flink's web dashboard on localhost (`0`: none). A job submitted to a cluster ignores it: the cluster serves its own (`rest.port`)");
+    public static final ConfigOption<Integer> LOCAL_METRICS_PORT = ConfigOptions.key("local.metrics.port").intType()
+            .defaultValue(9249)
+            .withDescription("run from a plain JVM: the port of the Prometheus endpoint (`http://localhost:<port>/metrics`, every metric of the job; `0`: none). On a cluster, configure Flink's Prometheus reporter instead (`k8s/`)");
     public static final ConfigOption<String> XACT_PREPARED_DROP = ConfigOptions.key("xact.prepared.drop").stringType()
             .noDefaultValue()
             .withDescription("comma-separated GIDs of stranded prepared transactions to discard at start-up (see below)");
@@ -153,7 +159,8 @@ public final class JobOptions {
     /** All of them, in the table's order. */
     public static final List<ConfigOption<?>> ALL = List.of(PG_HOST, PG_PORT, PG_DATABASE, PG_USER, PG_PASSWORD_FILE, PG_SSLMODE, PG_SSLROOTCERT,
             TABLES_INCLUDE, TABLES_ALLOW_UNMATCHED, TABLES_EXCLUDE, TABLES_PARTITIONS, TABLES_PARTITIONS_DETACHED, SLOT, SLOT_CREATE, STATUS_INTERVAL_MS,
-            FETCH_MAX_RECORDS, CHECKPOINT_INTERVAL, CHECKPOINT_DIR, PROGRESS_INTERVAL, XACT_PREPARED_DROP,
+            FETCH_MAX_RECORDS, CHECKPOINT_INTERVAL, CHECKPOINT_DIR, PROGRESS_INTERVAL, LOCAL_WEB_PORT, LOCAL_METRICS_PORT,
+            XACT_PREPARED_DROP,
             XACT_BUFFER_HEAP_BYTES, XACT_BUFFER_HEAP_FAMILY_BYTES, TOAST_MODE, TOAST_MISSING,
             TOAST_VALUE_MAX_BYTES, TOAST_FETCH_BATCH_BYTES, TYPES_UNDECODABLE, TYPES_UNDECODABLE_COLUMNS, SNAPSHOT_MODE, SNAPSHOT_PARALLELISM,
             SNAPSHOT_CHUNK_PAGES, SNAPSHOT_FETCH_ROWS, CLICKHOUSE_URL, CLICKHOUSE_USER,

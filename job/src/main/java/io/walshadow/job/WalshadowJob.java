@@ -68,6 +68,10 @@ public final class WalshadowJob {
         if (config.checkpointDir() != null) {
             flink.set(CheckpointingOptions.CHECKPOINTS_DIRECTORY, config.checkpointDir());
         }
+        if (System.getenv("FLINK_CONF_DIR") == null) { // a plain JVM: the embedded MiniCluster
+            config.local().applyTo(flink);
+            LOG.info("walshadow: embedded MiniCluster: {}", config.local().describe());
+        }
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(flink);
         try {
             build(env, config);

@@ -30,6 +30,20 @@ class JobConfigTest {
         IllegalArgumentException slot = assertThrows(IllegalArgumentException.class,
                 () -> JobConfig.from(concat(MINIMAL, "--slot", "Bad-Name"), Map.of()));
         assertTrue(slot.getMessage().contains("slot"), slot.getMessage());
+        IllegalArgumentException web = assertThrows(IllegalArgumentException.class,
+                () -> JobConfig.from(concat(MINIMAL, "--local.web.port", "70000"), Map.of()));
+        assertTrue(web.getMessage().contains("local.web.port") && web.getMessage().contains("70000"), web.getMessage());
+    }
+
+    @Test
+    void localEndpointsDefaultToTheDashboardAndPrometheusPortsAndZeroTurnsThemOff() {
+        assertEquals(new LocalEndpoints(8081, 9249), JobConfig.from(MINIMAL, Map.of()).local());
+        LocalEndpoints off = JobConfig.from(concat(MINIMAL, "--local.web.port", "0", "--local.metrics.port", "0"),
+                Map.of()).local();
+        org.apache.flink.configuration.Configuration flink = new org.apache.flink.configuration.Configuration();
+        off.applyTo(flink);
+        assertTrue(flink.keySet().isEmpty(), "nothing configured: " + flink);
+        assertTrue(off.describe().contains("no dashboard") && off.describe().contains("no Prometheus"), off.describe());
     }
 
     @Test

@@ -1,0 +1,39 @@
+package io.walshadow.job;
+
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.RestOptions;
+
+/**
+ * What a person watching a job run from a plain JVM (the embedded MiniCluster) can open: Flink's web dashboard and
+ * a Prometheus endpoint with every metric of the job. A job submitted to a cluster has the cluster's own (its
+ * {@code rest.port}, its reporters), which the job's configuration does not change.
+ *
+ * @param webPort the dashboard's port on localhost, 0 for none
+ * @param metricsPort the Prometheus endpoint's port on localhost, 0 for none
+ */
+public record LocalEndpoints(int webPort, int metricsPort) {
+    /** Reporter name in the Flink configuration ({@code metrics.reporter.<name>.*}). */
+    static final String REPORTER = "prom";
+
+    /** Adds the endpoints to the MiniCluster's configuration (before the environment is created from it). */
+    public void applyTo(Configuration flink) {
+        if (webPort > 0) {
+            // the MiniCluster picks a random port unless told: a fixed one is what a printed URL needs
+            flink.set(RestOptions.BIND_ADDRESS, "127.0.0.1");
+            flink.set(RestOptions.BIND_PORT, String.valueOf(webPort));
+            flink.set(RestOptions.PORT, webPort);
+        }
+        if (metricsPort > 0) {
+            flink.setString("metrics.reporter." + REPORTER + ".factory.class",
+                    "org.apache.flink.metrics.prometheus.PrometheusReporterFactory");
+            flink.setString("metrics.reporter." + REPORTER + ".port", String.valueOf(metricsPort));
+        }
+    }
+
+    /** The line the local run prints, naming what it serves. */
+    public String describe() {
+        return (webPort > 0 ? "dashboard http://localhost:" + webPort + "/" : "no dashboard (local.web.port=0)") + ", "
+                + (metricsPort > 0 ? "Prometheus metrics http://localhost:" + metricsPort + "/metrics"
+                        : "no Prometheus endpoint (local.metrics.port=0)");
+    }
+}

@@ -1,0 +1,183 @@
+package io.walshadow.e2e;
+
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.walshadow.job.LocalEndpoints;
+import io.walshadow.testing.FlinkTestJobs;
+import io.walshadow.testing.LocalPg;
+import java.io.IOException;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.net.URLEncoder;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.apache.flink.core.execution.JobClient;
+import org.junit.jupiter.api.Test;
+
+/**
+ * What an operator watching a job run from a plain JVM sees ({@link LocalEndpoints}): Flink's web dashboard, opened
+ * in a real headless Chromium (Debian's {@code chromium}), shows the job RUNNING with its operators; a real
+ * Prometheus (Debian's {@code prometheus}) scrapes the job's endpoint, and PromQL answers the WAL lag and the rows
+ * per second with values that move while a workload runs. {@code deploy/local/test.sh} installs both programs.
+ */
+class ObservabilityEndToEndIT {
+    private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+
+    @Test
+    void theDashboardShowsTheJobRunningWithItsOperators() throws Exception {
+        Path chromium = Path.of("/usr/bin/chromium");
+        assertTrue(Files.isExecutable(chromium), "Debian's chromium is installed (deploy/local/stack.sh test-tools)");
+        try (E2e e = new E2e("e2e_dash")) {
+            LocalPg.exec(e.pg, "CREATE TABLE " + e.schema + ".t (id int PRIMARY KEY, v text)");
+            int port = freePort();
+            new LocalEndpoints(port, 0).applyTo(e.flink);
+            JobClient job = e.start();
+            String page = "http://127.0.0.1:" + port + "/#/job/running/" + job.getJobID() + "/overview";
+            Path shot = Path.of("target", "dashboard-" + e.schema + ".png").toAbsolutePath();
+            Files.createDirectories(shot.getParent());
+            Path profile = Files.createTempDirectory("walshadow-chromium").resolve("profile");
+            String dom = "";
+            // the page is an Angular app that asks the REST API after it loads: a few tries, each with more time
+            for (int attempt = 1; attempt <= 3 && !(dom.contains("RUNNING") && dom.contains("ClickHouse sink")); attempt++) {
+                dom = chromium(chromium, profile, attempt * 8000, "--dump-dom", page);
+            }
+            chromium(chromium, profile, 12000, "--screenshot=" + shot, "--window-size=1600,1000", page);
+            assertTrue(dom.contains("RUNNING"), "the dashboard shows the job RUNNING:\n" + tail(dom));
+            for (String operator : List.of("WAL source", "decoder", "transaction buffer", "TOAST", "ClickHouse sink")) {
+                assertTrue(dom.contains(operator), "the dashboard names operator '" + operator + "'");
+            }
+            assertTrue(Files.size(shot) > 10_000, "a screenshot of the dashboard kept at " + shot);
+        }
+    }
+
+    @Test
+    void prometheusScrapesTheLagAndTheRowsPerSecondWhileAWorkloadRuns() throws Exception {
+        Path prometheus = Path.of("/usr/bin/prometheus");
+        assertTrue(Files.isExecutable(prometheus), "Debian's prometheus is installed (deploy/local/stack.sh test-tools)");
+        try (E2e e = new E2e("e2e_prom")) {
+            LocalPg.exec(e.pg, "CREATE TABLE " + e.schema + ".t (id serial PRIMARY KEY, v text)");
+            int metricsPort = freePort();
+            new LocalEndpoints(0, metricsPort).applyTo(e.flink);
+            e.start();
+            String exposed = get("http://127.0.0.1:" + metricsPort + "/metrics");
+            String lag = metricName(exposed, "wal_lagBytes");
+            String received = metricName(exposed, "wal_receivedLsn");
+            String rows = metricName(exposed, "rows_staged_per_second");
+            int promPort = freePort();
+            Path dir = Files.createTempDirectory("walshadow-prometheus");
+            Files.writeString(dir.resolve("prometheus.yml"), "global:\n  scrape_interval: 1s\nscrape_configs:\n"
+                    + "  - job_name: walshadow\n    static_configs:\n      - targets: ['127.0.0.1:" + metricsPort + "']\n");
+            Process prom = new ProcessBuilder(prometheus.toString(), "--config.file=" + dir.resolve("prometheus.yml"),
+                    "--storage.tsdb.path=" + dir.resolve("data"), "--web.listen-address=127.0.0.1:" + promPort)
+                    .redirectErrorStream(true).redirectOutput(dir.resolve("prometheus.log").toFile()).start();
+            try {
+                String api = "http://127.0.0.1:" + promPort;
+                FlinkTestJobs.awaitTrue(() -> "Prometheus scrapes the job (" + api + ")", Duration.ofSeconds(60),
+                        () -> {
+                            try {
+                                return !query(api, "up{job=\"walshadow\"} == 1").isEmpty();
+                            } catch (IOException | AssertionError notYet) {
+                                return false; // Prometheus not listening yet
+                            } catch (InterruptedException x) {
+                                Thread.currentThread().interrupt();
+                                return false;
+                            }
+                        });
+                double receivedBefore = max(query(api, received));
+                List<Double> lags = new ArrayList<>();
+                double rowsPerSecond = 0;
+                long until = System.currentTimeMillis() + 20_000;
+                int i = 0;
+                while (System.currentTimeMillis() < until || rowsPerSecond == 0) {
+                    assertTrue(System.currentTimeMillis() < until + 60_000, "rows/s seen above 0 within 80 s");
+                    LocalPg.exec(e.pg, "INSERT INTO " + e.schema + ".t (v) SELECT repeat('x', 100) FROM"
+                            + " generate_series(1, 200)");
+                    if (++i % 5 == 0) {
+                        lags.addAll(query(api, lag));
+                        rowsPerSecond = Math.max(rowsPerSecond, max(query(api, "sum(" + rows + ")")));
+                    }
+                    Thread.sleep(200);
+                }
+                double receivedAfter = max(query(api, received));
+                assertTrue(!lags.isEmpty() && lags.stream().allMatch(v -> v >= 0), "PromQL answers the WAL lag: " + lags);
+                assertTrue(rowsPerSecond > 0, "PromQL answers rows/s above 0 while rows are written: " + rowsPerSecond);
+                assertTrue(receivedAfter > receivedBefore, "the received LSN moves: " + receivedBefore + " -> "
+                        + receivedAfter);
+            } finally {
+                prom.destroy();
+                if (!prom.waitFor(10, TimeUnit.SECONDS)) {
+                    prom.destroyForcibly();
+                }
+            }
+        }
+    }
+
+    /** Runs headless Chromium on a page; its standard output (the DOM for --dump-dom), "" if it did not end in time. */
+    private static String chromium(Path chromium, Path profile, int budgetMs, String... args) throws Exception {
+        List<String> cmd = new ArrayList<>(List.of(chromium.toString(), "--headless", "--no-sandbox", "--disable-gpu",
+                "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update",
+                "--disable-sync", "--disable-dev-shm-usage", "--user-data-dir=" + profile,
+                "--virtual-time-budget=" + budgetMs));
+        cmd.addAll(List.of(args));
+        Path out = Files.createTempFile(profile.getParent(), "chromium", ".out");
+        Process p = new ProcessBuilder(cmd).redirectError(ProcessBuilder.Redirect.DISCARD)
+                .redirectOutput(out.toFile()).start();
+        if (!p.waitFor(budgetMs + 60_000L, TimeUnit.MILLISECONDS)) {
+            p.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+            System.out.println("chromium did not end within " + (budgetMs + 60_000) + " ms: " + cmd);
+        }
+        String dom = Files.readString(out);
+        Files.delete(out);
+        return dom;
+    }
+
+    /** The exported name of the metric whose name ends with {@code suffix} (the reporter prefixes its scope). */
+    private static String metricName(String exposition, String suffix) {
+        Matcher m = Pattern.compile("(?m)^(flink_[A-Za-z0-9_]*" + Pattern.quote(suffix) + ")[{ ]").matcher(exposition);
+        assertTrue(m.find(), "the endpoint exports a metric ending in " + suffix);
+        return m.group(1);
+    }
+
+    /** The values of an instant PromQL query (empty when it has no series). */
+    private static List<Double> query(String api, String promql) throws IOException, InterruptedException {
+        String body = get(api + "/api/v1/query?query=" + URLEncoder.encode(promql, StandardCharsets.UTF_8));
+        assertTrue(body.contains("\"status\":\"success\""), "query " + promql + ": " + body);
+        List<Double> out = new ArrayList<>();
+        Matcher m = Pattern.compile("\"value\":\\[[0-9.]+,\"([^\"]+)\"\\]").matcher(body);
+        while (m.find()) {
+            out.add(Double.parseDouble(m.group(1)));
+        }
+        return out;
+    }
+
+    private static double max(List<Double> values) {
+        return values.stream().mapToDouble(Double::doubleValue).max().orElse(0);
+    }
+
+    private static String get(String url) throws IOException, InterruptedException {
+        HttpResponse<String> r = HTTP.send(HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofSeconds(10))
+                .build(), HttpResponse.BodyHandlers.ofString());
+        assertTrue(r.statusCode() == 200, url + " answers 200, not " + r.statusCode());
+        return r.body();
+    }
+
+    private static int freePort() throws IOException {
+        try (ServerSocket s = new ServerSocket(0)) {
+            return s.getLocalPort();
+        }
+    }
+
+    private static String tail(String s) {
+        return s.length() > 2000 ? s.substring(s.length() - 2000) : s;
+    }
+}
