@@ -75,8 +75,11 @@ class ObservabilityEndToEndIT {
             String rows = metricName(exposed, "rows_staged_per_second");
             int promPort = freePort();
             Path dir = Files.createTempDirectory("walshadow-prometheus");
-            Files.writeString(dir.resolve("prometheus.yml"), "global:\n  scrape_interval: 1s\nscrape_configs:\n"
-                    + "  - job_name: walshadow\n    static_configs:\n      - targets: ['127.0.0.1:" + metricsPort + "']\n");
+            // the shipped scrape configuration, pointed at this job's port and scraping every second
+            String shipped = Files.readString(repo().resolve("deploy/observability/prometheus.yml"));
+            assertTrue(shipped.contains("127.0.0.1:9249") && shipped.contains("scrape_interval: 5s"), shipped);
+            Files.writeString(dir.resolve("prometheus.yml"), shipped.replace("127.0.0.1:9249", "127.0.0.1:" + metricsPort)
+                    .replace("scrape_interval: 5s", "scrape_interval: 1s"));
             Process prom = new ProcessBuilder(prometheus.toString(), "--config.file=" + dir.resolve("prometheus.yml"),
                     "--storage.tsdb.path=" + dir.resolve("data"), "--web.listen-address=127.0.0.1:" + promPort)
                     .redirectErrorStream(true).redirectOutput(dir.resolve("prometheus.log").toFile()).start();
@@ -113,6 +116,7 @@ class ObservabilityEndToEndIT {
                 assertTrue(rowsPerSecond > 0, "PromQL answers rows/s above 0 while rows are written: " + rowsPerSecond);
                 assertTrue(receivedAfter > receivedBefore, "the received LSN moves: " + receivedBefore + " -> "
                         + receivedAfter);
+                dashboardQueriesNameExportedMetrics(api, get("http://127.0.0.1:" + metricsPort + "/metrics"));
             } finally {
                 prom.destroy();
                 if (!prom.waitFor(10, TimeUnit.SECONDS)) {
@@ -120,6 +124,44 @@ class ObservabilityEndToEndIT {
                 }
             }
         }
+    }
+
+    /**
+     * Every query of the shipped Grafana dashboard is valid PromQL that Prometheus answers with a series, and names
+     * only metrics the job exports.
+     */
+    private static void dashboardQueriesNameExportedMetrics(String api, String exposition) throws Exception {
+        String dashboard = Files.readString(repo().resolve("deploy/observability/grafana-dashboard.json"));
+        java.util.Set<String> exported = new java.util.TreeSet<>();
+        Matcher names = Pattern.compile("(?m)^(flink_[A-Za-z0-9_]+)[{ ]").matcher(exposition);
+        while (names.find()) {
+            exported.add(names.group(1));
+        }
+        Matcher exprs = Pattern.compile("\"expr\": \"((?:[^\"\\\\]|\\\\.)*)\"").matcher(dashboard);
+        int queries = 0;
+        List<String> wrong = new ArrayList<>();
+        while (exprs.find()) {
+            String expr = exprs.group(1).replace("\\\"", "\"");
+            queries++;
+            Matcher used = Pattern.compile("flink_[A-Za-z0-9_]+").matcher(expr);
+            while (used.find()) {
+                if (!exported.contains(used.group())) {
+                    wrong.add(used.group() + " (in " + expr + ")");
+                }
+            }
+            if (wrong.isEmpty() && query(api, expr).isEmpty()) {
+                wrong.add("no series for " + expr);
+            }
+        }
+        assertTrue(queries >= 10, "the dashboard's queries found: " + queries);
+        assertTrue(wrong.isEmpty(), "dashboard queries naming what the job does not export: " + wrong
+                + "\nexported: " + exported);
+    }
+
+    /** The repository's root (the tests run in the job module). */
+    private static Path repo() {
+        Path here = Path.of("").toAbsolutePath();
+        return Files.exists(here.resolve("deploy")) ? here : here.getParent();
     }
 
     /** Runs headless Chromium on a page; its standard output (the DOM for --dump-dom), "" if it did not end in time. */
