@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.walshadow.job.LocalEndpoints;
 import io.walshadow.testing.FlinkTestJobs;
 import io.walshadow.testing.LocalPg;
+import io.walshadow.wal.Lsn;
 import java.io.IOException;
 import java.net.ServerSocket;
 import java.net.URI;
@@ -40,8 +41,18 @@ class ObservabilityEndToEndIT {
         try (E2e e = new E2e("e2e_dash")) {
             LocalPg.exec(e.pg, "CREATE TABLE " + e.schema + ".t (id int PRIMARY KEY, v text)");
             int port = freePort();
-            new LocalEndpoints(port, 0).applyTo(e.flink);
+            int metricsPort = freePort();
+            new LocalEndpoints(port, metricsPort).applyTo(e.flink);
             JobClient job = e.start();
+            LocalPg.exec(e.pg, "INSERT INTO " + e.schema + ".t SELECT g, 'v' FROM generate_series(1, 100) g");
+            e.awaitCaughtUp(Duration.ofMinutes(2));
+            String status = status(e, port, metricsPort);
+            // deploy/local/status.sh: the job, its slot, its rates and its watermark, as a person asks for them
+            assertTrue(status.contains(": RUNNING for "), status);
+            assertTrue(status.contains("slot       " + e.slot + ": active"), status);
+            assertTrue(status.matches("(?s).*WAL lag \\d+ bytes.*rows/s into ClickHouse.*"), status);
+            String watermark = Lsn.format(e.committedLsn());
+            assertTrue(status.contains("visible up to " + watermark), "watermark " + watermark + " in:\n" + status);
             String page = "http://127.0.0.1:" + port + "/#/job/running/" + job.getJobID() + "/overview";
             Path shot = Path.of("target", "dashboard-" + e.schema + ".png").toAbsolutePath();
             Files.createDirectories(shot.getParent());
@@ -124,6 +135,21 @@ class ObservabilityEndToEndIT {
                 }
             }
         }
+    }
+
+    /** deploy/local/status.sh's output for this test's job (its slot, ports and ClickHouse database). */
+    private static String status(E2e e, int webPort, int metricsPort) throws Exception {
+        ProcessBuilder pb = new ProcessBuilder("bash", repo().resolve("deploy/local/status.sh").toString())
+                .redirectErrorStream(true);
+        pb.environment().put("WALSHADOW_WEB_PORT", String.valueOf(webPort));
+        pb.environment().put("WALSHADOW_METRICS_PORT", String.valueOf(metricsPort));
+        pb.environment().put("WALSHADOW_DEMO_SLOT", e.slot);
+        pb.environment().put("WALSHADOW_CH_DATABASE", e.chDatabase);
+        Process p = pb.start();
+        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertTrue(p.waitFor(60, TimeUnit.SECONDS), "status.sh ends");
+        assertTrue(p.exitValue() == 0, "status.sh exits 0 for a running job:\n" + out);
+        return out;
     }
 
     /**
