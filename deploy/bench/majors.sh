@@ -36,7 +36,8 @@ started=()
 for m in $MAJORS; do
   [[ $m =~ ^1[4-8]$ ]] || { log "major '$m' is not 14..18"; exit 2; }
   # shellcheck disable=SC2046 # the variables, word by word
-  env $(stack_vars "$m") bash "$ROOT/deploy/local/stack.sh" status >/dev/null 2>&1 || started+=("$m")
+  env $(stack_vars "$m") bash "$ROOT/deploy/local/stack.sh" status 2>/dev/null | grep -q '^postgresql: running' ||
+    started+=("$m") # (status exits 3 for a PostgreSQL-only stack: no ClickHouse)
 done
 stop_started() {
   for m in "${started[@]}"; do

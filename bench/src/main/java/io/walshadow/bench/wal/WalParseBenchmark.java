@@ -380,11 +380,14 @@ public final class WalParseBenchmark {
             log("no reference for PostgreSQL " + format.major + "'s WAL here: ours alone, totals unchecked");
         }
 
-        // Warm-up: the page cache for all, the JIT for ours. Also the cross-check of totals.
+        // Warm-up: the page cache for all, the JIT for ours. Also the cross-check of totals. A round's length is
+        // set by the slowest reader's warm pass (each reference's second: the first of pg_walinspect loads the
+        // library and reads cold; ours: its last), not by a cold first pass.
         long slowest = 0;
         Totals expect = null;
         for (Reference ref : refs) {
             long[] warm = new long[2];
+            ref.run(warm);
             Totals t = ref.run(warm);
             slowest = Math.max(slowest, warm[0]);
             log(String.format(Locale.ROOT, "%-13s totals: %d records, record size %d, FPI size %d", ref.name(), t.records,
@@ -399,9 +402,11 @@ public final class WalParseBenchmark {
         // at least 3 seconds.
         Totals ours = null;
         long warmStart = System.nanoTime();
-        int warmPasses = 0;
-        for (; warmPasses < 5 || (System.nanoTime() - warmStart < 3_000_000_000L && warmPasses < 50); warmPasses++) {
+        long lastPass = 0;
+        for (int i = 0; i < 5 || (System.nanoTime() - warmStart < 3_000_000_000L && i < 50); i++) {
+            long t0 = System.nanoTime();
             ours = runOurs(dir, format, segSize, tli, start, end);
+            lastPass = System.nanoTime() - t0;
         }
         log(String.format(Locale.ROOT, "%-13s totals: %d records, record size %d, FPI size %d", "ours", ours.records,
                 ours.recLen, ours.fpiLen));
@@ -409,14 +414,13 @@ public final class WalParseBenchmark {
             throw new IllegalStateException("totals differ: ours " + ours + ", " + refs.get(0).name() + " " + expect);
         }
         expect = ours;
-        slowest = Math.max(slowest, (System.nanoTime() - warmStart) / warmPasses);
+        slowest = Math.max(slowest, lastPass);
 
         // Short ranges are read several times per round, so that a round lasts about --round-seconds: CPU times
         // are counted in clock ticks, and longer rounds average out the scheduler's noise.
         int passes = (int) Math.max(1, Math.ceil(o.roundSeconds * 1e9 / Math.max(1, slowest)));
-        if (passes > 1) {
-            log("each round reads the range " + passes + " times per reader; figures are per pass");
-        }
+        log(String.format(Locale.ROOT, "slowest warm pass %.3f s: each round reads the range %d times per reader;"
+                + " figures are per pass", slowest / 1e9, passes));
         int readers = refs.size() + 1; // the references, then ours (index refs.size())
         Timing[][] t = new Timing[readers][o.rounds];
         for (int r = 0; r < o.rounds; r++) {
