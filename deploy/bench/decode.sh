@@ -9,14 +9,19 @@
 #   deploy/bench/decode.sh --rounds 9 --scale 20    more rounds / more WAL
 #   deploy/bench/decode.sh --seconds 60             pgbench -T 60 instead of -t
 #   deploy/bench/decode.sh --jfr /tmp/decode.jfr    also record decode passes with JFR afterwards
+#   WALSHADOW_PG_MAJOR=18 deploy/bench/decode.sh    on PostgreSQL 18, on a PostgreSQL-only stack of the benchmarks'
+#                                                   own (/var/lib/walshadow-b18, port 22832: bench-module.sh); 15
+#                                                   so runs on /var/lib/walshadow-b15
+#   deploy/bench/majors.sh decode                   15 and 18 side by side (several repetitions, medians, load)
 #
 # Prints records, rows decoded, MB, records/s, rows/s and MB/s for parse and parse+decode (medians over the
-# rounds), the ratio parse+decode/parse in records/s, peak heap used, and the same split by phase (pgbench -i's
+# rounds), the ratio parse+decode/parse in records/s, peak heap used, the load average, and the same split by phase (pgbench -i's
 # COPY, the TPC-B run). The first decode pass is checked against the database (row counts, sums of values).
 # A temporary physical slot (walshadow_bench_decode) keeps the WAL while the program runs; the scratch database
 # walshadow_bench_decode is dropped at the end (--keep keeps it). The machine should be otherwise idle for
 # meaningful figures: both sides are CPU-bound once the segments are in the page cache.
 set -euo pipefail
+BENCH_PG_ONLY=1
 # shellcheck source=bench-module.sh
 source "$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/bench-module.sh"
 # With --jfr, let the profile attribute samples to the inlined method that ran, not the nearest safepoint.

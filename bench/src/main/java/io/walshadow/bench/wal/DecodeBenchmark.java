@@ -566,8 +566,9 @@ public final class DecodeBenchmark {
 
     private static void run(Options o, Setup s, Expected expected, HeapWatch heap) throws Exception {
         double rangeMb = mb(s.end - s.start);
-        log(String.format(Locale.ROOT, "range %s .. %s on timeline %d: %.1f MB (pgbench -i up to %s), in %s",
-                Lsn.format(s.start), Lsn.format(s.end), s.tli, rangeMb, Lsn.format(s.initEnd), s.dir));
+        loadAtStart = OS.getSystemLoadAverage();
+        log(String.format(Locale.ROOT, "PostgreSQL %d WAL, range %s .. %s on timeline %d: %.1f MB (pgbench -i up to %s),"
+                        + " in %s", s.format.major, Lsn.format(s.start), Lsn.format(s.end), s.tli, rangeMb, Lsn.format(s.initEnd), s.dir));
         log(String.format(Locale.ROOT, "JVM %s %s, %d CPUs, max heap %.0f MB, load average %.1f",
                 System.getProperty("java.vm.name"), System.getProperty("java.version"),
                 Runtime.getRuntime().availableProcessors(), mb(Runtime.getRuntime().maxMemory()),
@@ -705,6 +706,9 @@ public final class DecodeBenchmark {
         return average(ps);
     }
 
+    /** The system load average when the measured passes began (the machine may be shared: figures come with it). */
+    private static double loadAtStart;
+
     private static void report(Options o, Setup s, long n, Summary sp, Summary sd, double rangeMb) {
         Pass p = sp.median;
         Pass d = sd.median;
@@ -714,9 +718,10 @@ public final class DecodeBenchmark {
         double wD = d.wallNanos / 1e9;
         double cD = d.cpuNanos / 1e9;
         System.out.println();
-        System.out.printf(Locale.ROOT, "Decode benchmark: %d records, %.1f MB of records (%.1f MB of them full-page images;"
-                + " %.1f MB LSN range), %d row changes of the pgbench tables (%d values), medians of %d rounds%n", n, walMb,
-                mb(p.fpiBytes), rangeMb, d.rows, d.values, o.rounds);
+        System.out.printf(Locale.ROOT, "Decode benchmark: PostgreSQL %d, %d records, %.1f MB of records (%.1f MB of them"
+                + " full-page images; %.1f MB LSN range), %d row changes of the pgbench tables (%d values), medians of %d"
+                + " rounds, load average %.1f -> %.1f%n", s.format.major, n, walMb, mb(p.fpiBytes), rangeMb, d.rows,
+                d.values, o.rounds, loadAtStart, OS.getSystemLoadAverage());
         System.out.printf(Locale.ROOT, "%-13s %8s %8s %8s %11s %10s %7s | %7s %11s %10s %7s | %9s %9s%n", "", "records",
                 "rows", "wall s", "records/s", "rows/s", "MB/s", "cpu s", "records/s", "rows/s", "MB/s", "peak heap",
                 "after GC");

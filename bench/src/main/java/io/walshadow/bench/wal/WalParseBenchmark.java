@@ -15,17 +15,30 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.List;
 import java.util.Locale;
+import java.util.Properties;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
 
 /**
- * WAL parsing throughput: our {@link WalSegmentReader} against {@code pg_waldump --stats} over the same LSN range
+ * WAL parsing throughput: our {@link WalSegmentReader} against PostgreSQL's own WAL reader over the same LSN range
  * of the same segment files. A program that prints figures, not a test.
+ *
+ * <p>The references: {@code pg_waldump --stats}, when the WAL is of the major of the pg_waldump at hand (Debian's 15:
+ * PostgreSQL 15's WAL only), and the server's {@code pg_get_wal_stats} ({@code pg_walinspect}, any major from 15 on)
+ * when the WAL was generated here: the same xlogreader and {@code XLogRecStoreStats} running in a backend, timed by
+ * its wall-clock time from here and the backend's CPU time from {@code /proc} (the server runs on this host). On
+ * PostgreSQL 15 both run, so the two references can be set side by side; on 16..18 {@code pg_walinspect} is the
+ * only one.
  *
  * <p>Our side does the work {@code pg_waldump --stats} does: read the segment files, validate page headers, assemble
  * records across pages, check each record's CRC-32C and prev-link, decode its block references
@@ -40,8 +53,8 @@ import java.util.stream.Stream;
  *   --scale N         pgbench -i scale when generating (default 15)
  *   --transactions N  pgbench transactions per client when generating (default 50000)
  *   --clients N       pgbench clients (default 2)
- *   --rounds N        measured rounds, each running pg_waldump and ours, alternating (default 5)
- *   --round-seconds S a round reads the range as many times as fit in about S seconds of pg_waldump (default 1)
+ *   --rounds N        measured rounds, each running the references and ours, in turn (default 5)
+ *   --round-seconds S a round reads the range as many times as fit in about S seconds of the slowest (default 1)
  *   --keep            keep the generated database (walshadow_bench) after the run
  * </pre>
  *
@@ -63,6 +76,7 @@ public final class WalParseBenchmark {
         Thread cleanupHook = null;
         boolean slotCreated = false;
         boolean dbCreated = false;
+        Connection inspect = null;
         try {
             Path walDir;
             long start;
@@ -89,9 +103,16 @@ public final class WalParseBenchmark {
                 start = (sw + segSize - 1) & -(long) segSize;
                 dbCreated = generate(admin, o);
                 end = LocalPg.flushLsn(admin);
+                // A record past the end, flushed: 15's pg_walinspect reads the record at end_lsn before it stops,
+                // and waits for it when it is not flushed yet.
+                LocalPg.exec(admin, "SELECT pg_switch_wal()");
+                inspect = walinspectSession(admin);
             }
-            run(o, walDir, timeline, start, end);
+            run(o, walDir, timeline, start, end, inspect);
         } finally {
+            if (inspect != null) {
+                inspect.close();
+            }
             if (admin != null) {
                 if (slotCreated) {
                     LocalPg.exec(admin, DROP_SLOT);
@@ -151,6 +172,21 @@ public final class WalParseBenchmark {
 
     private static void pgbench(String... args) throws IOException, InterruptedException {
         BenchSupport.pgbench(BENCH_DB, args);
+    }
+
+    /** A session on the scratch database with pg_walinspect created, or null when the server has none. */
+    private static Connection walinspectSession(Connection admin) throws SQLException {
+        if (!LocalPg.extensionAvailable(admin, "pg_walinspect")) {
+            log("no pg_walinspect on this server: it is not a reference here");
+            return null;
+        }
+        Properties p = new Properties();
+        p.setProperty("user", LocalPg.user());
+        p.setProperty("password", LocalPg.password());
+        Connection c = DriverManager.getConnection("jdbc:postgresql://" + LocalPg.host() + ":" + LocalPg.port() + "/"
+                + BENCH_DB, p);
+        LocalPg.createExtension(c, "pg_walinspect");
+        return c;
     }
 
     // ------------------------------------------------------------------------------------------------
@@ -221,6 +257,74 @@ public final class WalParseBenchmark {
     private static final com.sun.management.OperatingSystemMXBean OS =
             (com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
 
+    /** A reader timed next to ours: its totals over the range, its wall-clock and CPU times into {@code timing}. */
+    interface Reference {
+        String name();
+
+        Totals run(long[] timing) throws Exception;
+    }
+
+    /** {@code pg_waldump --stats}, when its major is the WAL's; else null. */
+    private static Reference waldump(WalFormat format, Path dir, int tli, long start, long end)
+            throws IOException, InterruptedException {
+        String version = LocalPg.runTool(List.of(LocalPg.bin("pg_waldump").toString(), "--version")).trim();
+        Matcher m = Pattern.compile("\\(PostgreSQL\\) (\\d+)").matcher(version);
+        if (!m.find() || Integer.parseInt(m.group(1)) != format.major) {
+            log("pg_waldump at hand is '" + version + "', the WAL is PostgreSQL " + format.major
+                    + "'s: it is not a reference here");
+            return null;
+        }
+        return new Reference() {
+            @Override
+            public String name() {
+                return "pg_waldump";
+            }
+
+            @Override
+            public Totals run(long[] timing) throws Exception {
+                return runWaldump(dir, tli, start, end, timing);
+            }
+        };
+    }
+
+    /**
+     * {@code pg_get_wal_stats} in a backend of the server: the server's xlogreader and XLogRecStoreStats, as
+     * pg_waldump's. Wall time from here (one round trip more); CPU time the backend's own, from /proc.
+     */
+    private static Reference walinspect(Connection c, long start, long end) throws SQLException {
+        int pid = Integer.parseInt(LocalPg.queryString(c, "SELECT pg_backend_pid()"));
+        String sql = "SELECT coalesce(sum(count), 0), coalesce(sum(record_size), 0), coalesce(sum(fpi_size), 0)"
+                + " FROM pg_get_wal_stats('" + Lsn.format(start) + "', '" + Lsn.format(end) + "', false)";
+        return new Reference() {
+            @Override
+            public String name() {
+                return "pg_walinspect";
+            }
+
+            @Override
+            public Totals run(long[] timing) throws Exception {
+                long c0 = processCpuNanos(pid);
+                long t0 = System.nanoTime();
+                Totals t;
+                try (Statement st = c.createStatement(); ResultSet rs = st.executeQuery(sql)) {
+                    rs.next();
+                    t = new Totals(rs.getLong(1), rs.getLong(2), rs.getLong(3));
+                }
+                timing[0] = System.nanoTime() - t0;
+                timing[1] = processCpuNanos(pid) - c0;
+                return t;
+            }
+        };
+    }
+
+    /** utime + stime of a process of this host (/proc/PID/stat, fields 14 and 15, in clock ticks of 10 ms). */
+    private static long processCpuNanos(int pid) throws IOException {
+        String stat = Files.readString(Path.of("/proc", String.valueOf(pid), "stat"));
+        String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+        // f[0] is field 3 (state): utime is field 14, stime field 15
+        return (Long.parseLong(f[11]) + Long.parseLong(f[12])) * 10_000_000L;
+    }
+
     private static Totals runWaldump(Path dir, int tli, long start, long end, long[] timing)
             throws IOException, InterruptedException {
         // bash's `time` reports pg_waldump's own real/user/sys times (without the cost of starting bash).
@@ -242,7 +346,7 @@ public final class WalParseBenchmark {
         return new Totals(Long.parseLong(m.group(1)), Long.parseLong(m.group(2)), Long.parseLong(m.group(3)));
     }
 
-    private static void run(Options o, Path dir, int tli, long start, long end) throws Exception {
+    private static void run(Options o, Path dir, int tli, long start, long end, Connection inspect) throws Exception {
         int segSize = segmentSize(dir);
         String firstSeg = WalSegmentReader.segmentFileName(tli, start, segSize);
         WalFormat format;
@@ -257,78 +361,117 @@ public final class WalParseBenchmark {
         }
         start = first;
         double rangeMb = mb(end - start);
-        log(String.format(Locale.ROOT, "range %s .. %s on timeline %d: %.1f MB, %d segments of %d MB, in %s (first %s)",
-                Lsn.format(start), Lsn.format(end), tli, rangeMb, (end - start + segSize - 1) / segSize,
-                segSize >> 20, dir, firstSeg));
+        log(String.format(Locale.ROOT, "PostgreSQL %d WAL, range %s .. %s on timeline %d: %.1f MB, %d segments of %d MB,"
+                        + " in %s (first %s)", format.major, Lsn.format(start), Lsn.format(end), tli, rangeMb,
+                (end - start + segSize - 1) / segSize, segSize >> 20, dir, firstSeg));
+        double loadBefore = OS.getSystemLoadAverage();
         log(String.format(Locale.ROOT, "JVM %s %s, %d CPUs, load average %.1f", System.getProperty("java.vm.name"),
-                System.getProperty("java.version"), Runtime.getRuntime().availableProcessors(), OS.getSystemLoadAverage()));
+                System.getProperty("java.version"), Runtime.getRuntime().availableProcessors(), loadBefore));
 
-        // Warm-up: the page cache for both, the JIT for ours. Also the cross-check of totals.
-        long[] warm = new long[2];
-        Totals theirs = runWaldump(dir, tli, start, end, warm);
+        List<Reference> refs = new ArrayList<>();
+        Reference w = waldump(format, dir, tli, start, end);
+        if (w != null) {
+            refs.add(w);
+        }
+        if (inspect != null) {
+            refs.add(walinspect(inspect, start, end));
+        }
+        if (refs.isEmpty()) {
+            log("no reference for PostgreSQL " + format.major + "'s WAL here: ours alone, totals unchecked");
+        }
+
+        // Warm-up: the page cache for all, the JIT for ours. Also the cross-check of totals. A round's length is
+        // set by the slowest reader's warm pass (each reference's second: the first of pg_walinspect loads the
+        // library and reads cold; ours: its last), not by a cold first pass.
+        long slowest = 0;
+        Totals expect = null;
+        for (Reference ref : refs) {
+            long[] warm = new long[2];
+            ref.run(warm);
+            Totals t = ref.run(warm);
+            slowest = Math.max(slowest, warm[0]);
+            log(String.format(Locale.ROOT, "%-13s totals: %d records, record size %d, FPI size %d", ref.name(), t.records,
+                    t.recLen, t.fpiLen));
+            if (expect != null && !t.equals(expect)) {
+                throw new IllegalStateException("totals differ: " + ref.name() + " " + t + ", " + refs.get(0).name() + " "
+                        + expect);
+            }
+            expect = t;
+        }
         // The JIT needs a few passes (C2 compiles in the background, on the CPU time we measure): at least 5, and
         // at least 3 seconds.
         Totals ours = null;
         long warmStart = System.nanoTime();
+        long lastPass = 0;
         for (int i = 0; i < 5 || (System.nanoTime() - warmStart < 3_000_000_000L && i < 50); i++) {
+            long t0 = System.nanoTime();
             ours = runOurs(dir, format, segSize, tli, start, end);
+            lastPass = System.nanoTime() - t0;
         }
-        log(String.format(Locale.ROOT, "pg_waldump totals: %d records, record size %d, FPI size %d", theirs.records,
-                theirs.recLen, theirs.fpiLen));
-        log(String.format(Locale.ROOT, "ours       totals: %d records, record size %d, FPI size %d", ours.records,
+        log(String.format(Locale.ROOT, "%-13s totals: %d records, record size %d, FPI size %d", "ours", ours.records,
                 ours.recLen, ours.fpiLen));
-        if (!ours.equals(theirs)) {
-            throw new IllegalStateException("totals differ: ours " + ours + ", pg_waldump " + theirs);
+        if (expect != null && !ours.equals(expect)) {
+            throw new IllegalStateException("totals differ: ours " + ours + ", " + refs.get(0).name() + " " + expect);
         }
+        expect = ours;
+        slowest = Math.max(slowest, lastPass);
 
         // Short ranges are read several times per round, so that a round lasts about --round-seconds: CPU times
         // are counted in clock ticks, and longer rounds average out the scheduler's noise.
-        int passes = (int) Math.max(1, Math.ceil(o.roundSeconds * 1e9 / Math.max(1, warm[0])));
-        if (passes > 1) {
-            log("each round reads the range " + passes + " times per tool; figures are per pass");
-        }
-        Timing[] tW = new Timing[o.rounds];
-        Timing[] tO = new Timing[o.rounds];
+        int passes = (int) Math.max(1, Math.ceil(o.roundSeconds * 1e9 / Math.max(1, slowest)));
+        log(String.format(Locale.ROOT, "slowest warm pass %.3f s: each round reads the range %d times per reader;"
+                + " figures are per pass", slowest / 1e9, passes));
+        int readers = refs.size() + 1; // the references, then ours (index refs.size())
+        Timing[][] t = new Timing[readers][o.rounds];
         for (int r = 0; r < o.rounds; r++) {
-            // Alternate which one goes first, so neither always follows the other's cache/CPU state.
-            if (r % 2 == 0) {
-                tW[r] = timeWaldump(dir, tli, start, end, theirs, passes);
-                tO[r] = timeOurs(dir, format, segSize, tli, start, end, theirs, passes);
-            } else {
-                tO[r] = timeOurs(dir, format, segSize, tli, start, end, theirs, passes);
-                tW[r] = timeWaldump(dir, tli, start, end, theirs, passes);
+            // Rotate which one goes first, so none always follows another's cache/CPU state.
+            StringBuilder line = new StringBuilder("round " + (r + 1) + ":");
+            for (int k = 0; k < readers; k++) {
+                int i = (k + r) % readers;
+                t[i][r] = i < refs.size() ? timeReference(refs.get(i), expect, passes)
+                        : timeOurs(dir, format, segSize, tli, start, end, expect, passes);
             }
-            log(String.format(Locale.ROOT, "round %d: pg_waldump %.3f s (cpu %.3f s), ours %.3f s (cpu %.3f s)", r + 1,
-                    tW[r].wallNanos / 1e9, tW[r].cpuNanos / 1e9, tO[r].wallNanos / 1e9, tO[r].cpuNanos / 1e9));
+            for (int i = 0; i < readers; i++) {
+                line.append(String.format(Locale.ROOT, " %s %.3f s (cpu %.3f s)%s", i < refs.size() ? refs.get(i).name()
+                        : "ours", t[i][r].wallNanos / 1e9, t[i][r].cpuNanos / 1e9, i < readers - 1 ? "," : ""));
+            }
+            log(line.toString());
         }
-        double wW = median(tW, true) / 1e9;
-        double cW = median(tW, false) / 1e9;
-        double wO = median(tO, true) / 1e9;
-        double cO = median(tO, false) / 1e9;
-        double walMb = mb(theirs.combined());
-        long n = theirs.records;
+        double loadAfter = OS.getSystemLoadAverage();
+        double walMb = mb(expect.combined());
+        long n = expect.records;
         System.out.println();
-        System.out.printf(Locale.ROOT, "WAL parse benchmark: %d records, %.1f MB of records (%.1f MB LSN range), medians of %d rounds%n",
-                n, walMb, rangeMb, o.rounds);
-        System.out.printf(Locale.ROOT, "%-11s %8s %8s %11s %8s | %8s %11s %8s%n", "", "records", "wall s", "records/s",
+        System.out.printf(Locale.ROOT, "WAL parse benchmark: PostgreSQL %d, %d records, %.1f MB of records (%.1f MB LSN range),"
+                + " medians of %d rounds, load average %.1f -> %.1f%n", format.major, n, walMb, rangeMb, o.rounds,
+                loadBefore, loadAfter);
+        System.out.printf(Locale.ROOT, "%-13s %8s %8s %11s %8s | %8s %11s %8s%n", "", "records", "wall s", "records/s",
                 "MB/s", "cpu s", "records/s", "MB/s");
-        System.out.printf(Locale.ROOT, "%-11s %8d %8.3f %11.0f %8.1f | %8.3f %11.0f %8.1f%n", "pg_waldump", n, wW,
-                n / wW, walMb / wW, cW, n / cW, walMb / cW);
-        System.out.printf(Locale.ROOT, "%-11s %8d %8.3f %11.0f %8.1f | %8.3f %11.0f %8.1f%n", "ours", ours.records, wO,
-                n / wO, walMb / wO, cO, n / cO, walMb / cO);
-        System.out.printf(Locale.ROOT, "ratio ours/pg_waldump (records/s): %.2fx wall-clock, %.2fx CPU time%n", wW / wO, cW / cO);
+        double wO = median(t[readers - 1], true) / 1e9;
+        double cO = median(t[readers - 1], false) / 1e9;
+        for (int i = 0; i < readers; i++) {
+            double wl = median(t[i], true) / 1e9;
+            double cp = median(t[i], false) / 1e9;
+            System.out.printf(Locale.ROOT, "%-13s %8d %8.3f %11.0f %8.1f | %8.3f %11.0f %8.1f%n",
+                    i < refs.size() ? refs.get(i).name() : "ours", n, wl, n / wl, walMb / wl, cp, n / cp, walMb / cp);
+        }
+        for (Reference ref : refs) {
+            int i = refs.indexOf(ref);
+            System.out.printf(Locale.ROOT, "ratio ours/%s (records/s): %.2fx wall-clock, %.2fx CPU time%n", ref.name(),
+                    median(t[i], true) / 1e9 / wO, median(t[i], false) / 1e9 / cO);
+        }
         System.out.println("(MB: the records' bytes, xl_tot_len summed. pg_waldump: its own real and user+sys times from"
-                + " bash's `time`; ours: wall time of the read loop and the JVM's CPU time over it, GC and JIT included.)");
+                + " bash's `time`; pg_walinspect: the query's wall time here and its backend's user+sys time;"
+                + " ours: wall time of the read loop and the JVM's CPU time over it, GC and JIT included.)");
     }
 
-    private static Timing timeWaldump(Path dir, int tli, long start, long end, Totals expect, int passes) throws Exception {
+    private static Timing timeReference(Reference ref, Totals expect, int passes) throws Exception {
         long wall = 0;
         long cpu = 0;
         for (int i = 0; i < passes; i++) {
             long[] timing = new long[2];
-            Totals t = runWaldump(dir, tli, start, end, timing);
+            Totals t = ref.run(timing);
             if (!t.equals(expect)) {
-                throw new IllegalStateException("pg_waldump totals changed: " + t);
+                throw new IllegalStateException(ref.name() + " totals changed: " + t);
             }
             wall += timing[0];
             cpu += timing[1];
