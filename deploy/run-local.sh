@@ -74,6 +74,8 @@ ch_ --query "CREATE DATABASE $CH_DB"
   echo "[run]   bash deploy/local/stack.sh ch --query \"SELECT * FROM $CH_DB._walshadow_committed\"" >&2
   echo "[run] and compare with PostgreSQL $WALSHADOW_PG_MAJOR:" >&2
   echo "[run]   $PG_STACK_VARS bash deploy/local/stack.sh psql -c \"SELECT status, count(*), max(id), sum(length(notes)) FROM demo_orders GROUP BY status\"" >&2
+  echo "[run] the job's Flink dashboard: http://localhost:8081/ ; its metrics for Prometheus: http://localhost:9249/metrics" >&2
+  echo "[run] what it is doing (state, slot lag, rows/s, watermark): $PG_STACK_VARS bash deploy/local/status.sh" >&2
   exec bash "$HERE/local/demo-workload.sh"
 ) &
 workload=$!

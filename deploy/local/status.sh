@@ -5,8 +5,9 @@
 #   rates      WAL lag and rows/s into ClickHouse, from its Prometheus endpoint
 #   watermark  the last commit visible in ClickHouse (per sink), its LSN and how long ago it committed
 # Settings: WALSHADOW_WEB_PORT (8081, the job's --local.web.port), WALSHADOW_METRICS_PORT (9249,
-# --local.metrics.port), WALSHADOW_DEMO_SLOT (walshadow_demo, the job's --slot), WALSHADOW_CH_DATABASE (walshadow),
-# and the stack's own (WALSHADOW_STATE_DIR, ports: see stack.sh).
+# --local.metrics.port), WALSHADOW_DEMO_SLOT (walshadow_demo, the job's --slot), WALSHADOW_DEMO_CH_DATABASE
+# (walshadow_demo), and the demo's PostgreSQL as run-local.sh has it (WALSHADOW_PG_MAJOR, default 18, and that
+# stack's WALSHADOW_STATE_DIR / WALSHADOW_PG_PORT).
 # Exit 0 when a job answers RUNNING, 3 otherwise.
 set -euo pipefail
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -15,7 +16,16 @@ STACK=$HERE/stack.sh
 WEB_PORT=${WALSHADOW_WEB_PORT:-8081}
 METRICS_PORT=${WALSHADOW_METRICS_PORT:-9249}
 SLOT=${WALSHADOW_DEMO_SLOT:-walshadow_demo}
-DB=${WALSHADOW_CH_DATABASE:-walshadow}
+DB=${WALSHADOW_DEMO_CH_DATABASE:-walshadow_demo}
+# The demo's PostgreSQL as run-local.sh picks it: 18 unless WALSHADOW_PG_MAJOR says otherwise; 15 is the default
+# stack's, any other major a stack of the demo's own. ClickHouse is always the default stack's.
+MAJOR=${WALSHADOW_PG_MAJOR:-18}
+export WALSHADOW_PG_MAJOR=$MAJOR
+if [[ $MAJOR != 15 ]]; then
+  export WALSHADOW_STATE_DIR=${WALSHADOW_STATE_DIR:-/var/lib/walshadow-demo$MAJOR}
+  export WALSHADOW_PG_PORT=${WALSHADOW_PG_PORT:-$((23032 + 100 * MAJOR))}
+fi
+ch() { env -u WALSHADOW_PG_MAJOR -u WALSHADOW_STATE_DIR -u WALSHADOW_PG_PORT bash "$STACK" ch "$@"; }
 
 rc=3
 jobs=$(curl -fsS --max-time 5 "http://127.0.0.1:$WEB_PORT/jobs/overview" 2>/dev/null || true)
@@ -38,8 +48,8 @@ slot=$(bash "$STACK" psql -X -q -At -F ' ' -c "SELECT CASE WHEN active THEN 'act
     pg_current_wal_lsn(), pg_size_pretty(pg_wal_lsn_diff(pg_current_wal_lsn(), restart_lsn))
   FROM pg_replication_slots WHERE slot_name = '$SLOT'" 2>/dev/null || true)
 if [[ -z $slot ]]; then
-  printf 'slot       no slot %s on 127.0.0.1:%s (WALSHADOW_DEMO_SLOT names another)\n' "$SLOT" \
-    "${WALSHADOW_PG_PORT:-55432}"
+  printf 'slot       no slot %s on PostgreSQL %s at 127.0.0.1:%s (not started, or WALSHADOW_DEMO_SLOT names another)\n' \
+    "$SLOT" "$MAJOR" "${WALSHADOW_PG_PORT:-55432}"
 else
   read -r active status safe restart current behind <<<"$slot"
   printf 'slot       %s: %s, wal_status %s, safe_wal_size %s; restart_lsn %s, %s behind the server (%s)\n' \
@@ -57,7 +67,7 @@ else
     "$lag" "$rows" "$METRICS_PORT"
 fi
 
-marks=$(bash "$STACK" ch --query "SELECT sink, commit_lsn_text, commit_seq, commit_time,
+marks=$(ch --query "SELECT sink, commit_lsn_text, commit_seq, commit_time,
     dateDiff('second', commit_time, now()), commit_in_progress FROM \`$DB\`._walshadow_committed
   FORMAT TSV" 2>/dev/null || true)
 if [[ -z $marks ]]; then

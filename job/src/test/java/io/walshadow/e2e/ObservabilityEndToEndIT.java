@@ -144,7 +144,7 @@ class ObservabilityEndToEndIT {
         pb.environment().put("WALSHADOW_WEB_PORT", String.valueOf(webPort));
         pb.environment().put("WALSHADOW_METRICS_PORT", String.valueOf(metricsPort));
         pb.environment().put("WALSHADOW_DEMO_SLOT", e.slot);
-        pb.environment().put("WALSHADOW_CH_DATABASE", e.chDatabase);
+        pb.environment().put("WALSHADOW_DEMO_CH_DATABASE", e.chDatabase);
         Process p = pb.start();
         String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         assertTrue(p.waitFor(60, TimeUnit.SECONDS), "status.sh ends");
