@@ -29,7 +29,7 @@ MAJORS=${WALSHADOW_TEST_PG_MAJORS-14 16 17 18}
 STATE_PREFIX=${WALSHADOW_TEST_PG_STATE_PREFIX:-/var/lib/walshadow-pg}
 PORT_BASE=${WALSHADOW_TEST_PG_PORT_BASE:-20032}
 # The majors the job replicates besides 15 (io.walshadow.wal.WalFormat: replicated = true).
-REPLICATED=" 16 17 18 "
+REPLICATED=" 14 16 17 18 "
 # On a replicated major, besides the parity test (~3.5 min a major on the 2-core dev machine, docs/operations.md):
 IT_REPLICATED=ShadowCatalogWalIT,ValueDecoderParityIT,TypesFromWalIT,DdlInStreamIT
 IT_REPLICATED+=,EndToEndIT,ToastEndToEndIT,CrashEndToEndIT,TypesEndToEndIT,DdlFormsEndToEndIT

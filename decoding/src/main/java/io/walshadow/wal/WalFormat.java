@@ -19,11 +19,15 @@ package io.walshadow.wal;
  * <p>Reading is not replicating: the job decodes row changes only from the majors {@link #replicated}
  * ({@link #forReplication}), each proven on a server of its own by the catalog-shadow, value-decoder and end-to-end
  * tests ({@code deploy/local/test-majors.sh}); record bodies that differ between majors are read per major where
- * they are parsed ({@code XLogRecord.format()}).
+ * they are parsed ({@code XLogRecord.format()}). All of 14..18 are replicated. 14's row and catalog records are 15's
+ * (REL_14_STABLE heapam_xlog.h: the same xl_heap_insert / _delete / _update / _multi_insert / _inplace, and 14
+ * introduced the PRUNE {latestRemovedXid, nredirected, ndead} / VACUUM {nunused} pair 15 kept); what differs is
+ * parsed per major: 14's xact records carry no dropped-stats items ({@code XactRecordParser}), its catalogs' columns
+ * are read by name from its own pg_attribute ({@code CatalogLayout}).
  */
 public enum WalFormat {
     // major, XLOG_PAGE_MAGIC, last built-in rmgr, BKPIMAGE_HAS_HOLE, _APPLY, pglz, lz4, zstd, replicated
-    PG14(14, 0xD10D, 21, 0x01, 0x04, 0x02, 0, 0, false),
+    PG14(14, 0xD10D, 21, 0x01, 0x04, 0x02, 0, 0, true),
     PG15(15, 0xD110, 21, 0x01, 0x02, 0x04, 0x08, 0x10, true),
     PG16(16, 0xD113, 21, 0x01, 0x02, 0x04, 0x08, 0x10, true),
     PG17(17, 0xD116, 21, 0x01, 0x02, 0x04, 0x08, 0x10, true),

@@ -168,6 +168,9 @@ class TypesEndToEndIT {
                     "CREATE TABLE " + s + ".x (id int PRIMARY KEY, e ean13, b13 isbn13, m13 ismn13, s13 issn13,"
                             + " b isbn, m ismn, s issn, u upc, b_arr isbn[], e_arr ean13[], dom " + s + ".book,"
                             + " u_nn upc NOT NULL DEFAULT '000000000000')");
+            // every privilege bit, grantable: SET (s) and ALTER SYSTEM (A) arrived in 15 (14's ACL_ALL_RIGHTS_STR,
+            // acl.h, is "arwdDxtXUCTc")
+            String allGrantable = "a*r*w*d*D*x*t*X*U*C*T*c*" + (LocalPg.major(e.pg) >= 15 ? "s*A*" : "");
             String rows = "INSERT INTO " + s + ".x SELECT g,"
                     + weak("lpad((g * 7919)::text, 12, '0')", "ean13") + ","
                     + weak("'978' || lpad((g * 104729)::text, 9, '0')", "isbn13") + ","
@@ -343,6 +346,9 @@ class TypesEndToEndIT {
                     "CREATE TABLE " + s + ".x (id int PRIMARY KEY, q tsquery, q_arr tsquery[], q_dom " + s + ".tq,"
                             + " q_comp " + s + ".pq, rc regclass, rt regtype, rp regprocedure, rr regrole,"
                             + " rn regnamespace, rcfg regconfig, rc_arr regclass[], acl aclitem, acl_arr aclitem[])");
+            // every privilege bit, grantable: SET (s) and ALTER SYSTEM (A) arrived in 15 (14's ACL_ALL_RIGHTS_STR,
+            // acl.h, is "arwdDxtXUCTc")
+            String allGrantable = "a*r*w*d*D*x*t*X*U*C*T*c*" + (LocalPg.major(e.pg) >= 15 ? "s*A*" : "");
             String rows = "INSERT INTO " + s + ".x SELECT g,"
                     + " CASE g % 4 WHEN 0 THEN ('w' || g || ':*A & !(b' || g || ' | c) <-> d <3> e:B')::tsquery"
                     + " WHEN 1 THEN phraseto_tsquery('english', 'the quick brown fox ' || g)"
@@ -356,7 +362,7 @@ class TypesEndToEndIT {
                     + " (ARRAY['pg_monitor', '" + role + "'])[1 + g % 2]::regrole, '" + s + "'::regnamespace,"
                     + " 'english'::regconfig, ARRAY['pg_class'::regclass, NULL, g::oid::regclass],"
                     + " (CASE g % 3 WHEN 0 THEN '=r/' || quote_ident(current_user)"
-                    + " WHEN 1 THEN '" + role + "=a*r*w*d*D*x*t*X*U*C*T*c*s*A*/' || quote_ident(current_user)"
+                    + " WHEN 1 THEN '" + role + "=" + allGrantable + "/' || quote_ident(current_user)"
                     + " ELSE '" + role + "=UC*/" + role + "' END)::aclitem,"
                     + " (SELECT relacl FROM pg_class WHERE oid = '" + s + ".granted'::regclass)"
                     + " || makeaclitem(4000000000, 10, 'SELECT', g % 2 = 0)"

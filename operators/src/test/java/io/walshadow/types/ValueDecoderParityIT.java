@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.walshadow.pg.TypeCatalogLoader;
+import io.walshadow.testing.LocalPg;
 import java.math.BigDecimal;
 import java.net.InetAddress;
 import java.sql.SQLException;
@@ -36,6 +37,13 @@ class ValueDecoderParityIT {
     private static final AtomicLong COMPARED = new AtomicLong();
     private static final AtomicLong TYPES = new AtomicLong();
     private static final AtomicLong DETOASTED = new AtomicLong();
+
+    /** The server's major: inputs a later major added are left out on earlier ones. */
+    private static int serverMajor() throws SQLException {
+        try (PgOracle pg = new PgOracle()) {
+            return LocalPg.major(pg.c);
+        }
+    }
 
     @AfterAll
     static void summary() {
@@ -363,7 +371,14 @@ class ValueDecoderParityIT {
                 "1 day -1 hour", "-00:00:00.000001", "100 hours", "-1 days -02:03:04", "178000000 years",
                 "1 mon -1 day +1 sec", "2 years -3 mons", "00:00:00.5", "1 day", "-1 day", "1 mon", "1 year",
                 "-178956970 years -8 mons", "178956970 years 7 mons", "-2147483648 days", "2147483647 days",
-                "2562047788 hours", "-2562047788 hours", "1 year -1 mon 1 day -1 min"));
+                "1 year -1 mon 1 day -1 min"));
+        // the time part's extremes: 14 reads at most int32 hours (its interval2tm keeps them in an int; 15 made
+        // that an int64) and prints -2147483648 hours as "--2147483648:00:00": there, the largest it reads and prints
+        if (serverMajor() >= 15) {
+            check("interval", quoted("2562047788 hours", "-2562047788 hours"));
+        } else {
+            check("interval", quoted("2147483647:59:59.999999", "-2147483647:59:59.999999"));
+        }
         check("interval day to second(2)", quoted("1 day 01:02:03.456"));
     }
 
@@ -716,8 +731,11 @@ class ValueDecoderParityIT {
                 pg.exec("CREATE TABLE " + granted + " (x int)", "GRANT SELECT, UPDATE ON " + granted + " TO " + a
                         + " WITH GRANT OPTION", "GRANT ALL ON " + granted + " TO PUBLIC", "GRANT INSERT ON " + granted
                         + " TO " + qq);
-                check("aclitem", List.of("'=r/" + a + "'", "'" + a + "=arwdDxtXUCTcsA/" + a + "'",
-                        "'" + a + "=a*r*w*d*D*x*t*X*U*C*T*c*s*A*/" + sq + "'", "'" + sq + "=/" + a + "'",
+                // every privilege bit: SET (s) and ALTER SYSTEM (A) arrived in 15 (14's ACL_ALL_RIGHTS_STR, acl.h,
+                // is "arwdDxtXUCTc")
+                String all = serverMajor() >= 15 ? "arwdDxtXUCTcsA" : "arwdDxtXUCTc";
+                check("aclitem", List.of("'=r/" + a + "'", "'" + a + "=" + all + "/" + a + "'",
+                        "'" + a + "=" + all.replaceAll("(.)", "$1*") + "/" + sq + "'", "'" + sq + "=/" + a + "'",
                         "'=UC*/' || quote_ident((SELECT rolname FROM pg_roles WHERE oid = 10))",
                         "makeaclitem(4000000000, 10, 'SELECT', true)", "makeaclitem(0, 4000000001, 'USAGE', false)",
                         "'" + sq + "=X*/" + sq + "'"), "text", v -> f + "(" + v + ")");
