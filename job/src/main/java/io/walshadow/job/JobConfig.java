@@ -104,7 +104,8 @@ public record JobConfig(PgConnectionConfig pg, WalSourceOptions source, String i
                 toastMissing(p), snapshot(p), bool(p, JobOptions.TABLES_ALLOW_UNMATCHED), bool(p, JobOptions.CLICKHOUSE_RESET),
                 io.walshadow.types.UndecodableColumns.parse(string(p, JobOptions.TYPES_UNDECODABLE),
                         string(p, JobOptions.TYPES_UNDECODABLE_COLUMNS)), partitionRoots,
-                new LocalEndpoints(port(p, JobOptions.LOCAL_WEB_PORT), port(p, JobOptions.LOCAL_METRICS_PORT)));
+                new LocalEndpoints(port(p, JobOptions.LOCAL_WEB_PORT), port(p, JobOptions.LOCAL_METRICS_PORT),
+                        string(p, JobOptions.LOCAL_RESTORE_FROM)));
     }
 
     /** The table filter these settings describe (patterns and how partitions replicate). */

@@ -80,6 +80,9 @@ public final class JobOptions {
     public static final ConfigOption<Integer> LOCAL_METRICS_PORT = ConfigOptions.key("local.metrics.port").intType()
             .defaultValue(9249)
             .withDescription("run from a plain JVM: the port of the Prometheus endpoint (`http://localhost:<port>/metrics`, every metric of the job; `0`: none). On a cluster, configure Flink's Prometheus reporter instead (`k8s/`)");
+    public static final ConfigOption<String> LOCAL_RESTORE_FROM = ConfigOptions.key("local.restore.from").stringType()
+            .noDefaultValue()
+            .withDescription("run from a plain JVM: a savepoint or retained checkpoint (a `chk-N` directory or its `_metadata`) to restore from, as `flink run -s` does on a cluster; `deploy/run-local.sh` passes its newest retained checkpoint to resume");
     public static final ConfigOption<String> XACT_PREPARED_DROP = ConfigOptions.key("xact.prepared.drop").stringType()
             .noDefaultValue()
             .withDescription("comma-separated GIDs of stranded prepared transactions to discard at start-up (see below)");
@@ -159,7 +162,7 @@ public final class JobOptions {
     /** All of them, in the table's order. */
     public static final List<ConfigOption<?>> ALL = List.of(PG_HOST, PG_PORT, PG_DATABASE, PG_USER, PG_PASSWORD_FILE, PG_SSLMODE, PG_SSLROOTCERT,
             TABLES_INCLUDE, TABLES_ALLOW_UNMATCHED, TABLES_EXCLUDE, TABLES_PARTITIONS, TABLES_PARTITIONS_DETACHED, SLOT, SLOT_CREATE, STATUS_INTERVAL_MS,
-            FETCH_MAX_RECORDS, CHECKPOINT_INTERVAL, CHECKPOINT_DIR, PROGRESS_INTERVAL, LOCAL_WEB_PORT, LOCAL_METRICS_PORT,
+            FETCH_MAX_RECORDS, CHECKPOINT_INTERVAL, CHECKPOINT_DIR, PROGRESS_INTERVAL, LOCAL_WEB_PORT, LOCAL_METRICS_PORT, LOCAL_RESTORE_FROM,
             XACT_PREPARED_DROP,
             XACT_BUFFER_HEAP_BYTES, XACT_BUFFER_HEAP_FAMILY_BYTES, TOAST_MODE, TOAST_MISSING,
             TOAST_VALUE_MAX_BYTES, TOAST_FETCH_BATCH_BYTES, TYPES_UNDECODABLE, TYPES_UNDECODABLE_COLUMNS, SNAPSHOT_MODE, SNAPSHOT_PARALLELISM,
@@ -178,6 +181,7 @@ public final class JobOptions {
             Map.entry(TABLES_INCLUDE, "all"),
             Map.entry(TABLES_EXCLUDE, "none"),
             Map.entry(CHECKPOINT_DIR, "cluster default"),
+            Map.entry(LOCAL_RESTORE_FROM, "none: a fresh start"),
             Map.entry(XACT_PREPARED_DROP, "none"),
             Map.entry(TYPES_UNDECODABLE_COLUMNS, "none"),
             Map.entry(CLICKHOUSE_URL, "required"),

@@ -4,14 +4,19 @@ import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.RestOptions;
 
 /**
- * What a person watching a job run from a plain JVM (the embedded MiniCluster) can open: Flink's web dashboard and
- * a Prometheus endpoint with every metric of the job. A job submitted to a cluster has the cluster's own (its
- * {@code rest.port}, its reporters), which the job's configuration does not change.
+ * The embedded MiniCluster of a job run from a plain JVM: what a person watching it can open (Flink's web dashboard
+ * and a Prometheus endpoint with every metric of the job) and where it resumes from. A job submitted to a cluster
+ * has the cluster's own (its {@code rest.port}, its reporters, {@code flink run -s}).
  *
  * @param webPort the dashboard's port on localhost, 0 for none
  * @param metricsPort the Prometheus endpoint's port on localhost, 0 for none
+ * @param restoreFrom a savepoint or retained checkpoint the embedded run restores from (null: a fresh start)
  */
-public record LocalEndpoints(int webPort, int metricsPort) {
+public record LocalEndpoints(int webPort, int metricsPort, String restoreFrom) {
+    public LocalEndpoints(int webPort, int metricsPort) {
+        this(webPort, metricsPort, null);
+    }
+
     /** Reporter name in the Flink configuration ({@code metrics.reporter.<name>.*}). */
     static final String REPORTER = "prom";
 
@@ -27,6 +32,15 @@ public record LocalEndpoints(int webPort, int metricsPort) {
             flink.setString("metrics.reporter." + REPORTER + ".factory.class",
                     "org.apache.flink.metrics.prometheus.PrometheusReporterFactory");
             flink.setString("metrics.reporter." + REPORTER + ".port", String.valueOf(metricsPort));
+        }
+        if (restoreFrom != null) {
+            java.nio.file.Path path = java.nio.file.Path.of(restoreFrom.replaceFirst("^file://", ""));
+            if (!java.nio.file.Files.exists(path.getFileName().toString().equals("_metadata") ? path
+                    : path.resolve("_metadata"))) {
+                throw new IllegalArgumentException("setting --" + JobOptions.LOCAL_RESTORE_FROM.key() + " '"
+                        + restoreFrom + "': no savepoint or completed checkpoint there (no _metadata)");
+            }
+            flink.set(org.apache.flink.configuration.StateRecoveryOptions.SAVEPOINT_PATH, path.toString());
         }
     }
 

@@ -70,7 +70,8 @@ public final class WalshadowJob {
         }
         if (System.getenv("FLINK_CONF_DIR") == null) { // a plain JVM: the embedded MiniCluster
             config.local().applyTo(flink);
-            LOG.info("walshadow: embedded MiniCluster: {}", config.local().describe());
+            LOG.info("walshadow: embedded MiniCluster: {}{}", config.local().describe(), config.local().restoreFrom() == null
+                    ? "" : "; restoring from " + config.local().restoreFrom());
         }
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(flink);
         try {
