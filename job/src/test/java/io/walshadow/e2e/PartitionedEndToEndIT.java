@@ -501,10 +501,13 @@ class PartitionedEndToEndIT {
             // restored with the other setting: the tables hold the partitions one way, so the job stops at once
             Thread.sleep(1500); // a checkpoint after it
             e.cancelJobs();
+            TestMetricReporter.METRICS.clear(); // the first job's counters stay registered unless the restore's replace them
             e.start(e.config("--tables.partitions", "root"), FlinkTestJobs.latestCheckpoint(e.checkpoints), 3);
             String why = e.awaitJobFailure(Duration.ofMinutes(1));
             assertTrue(why.contains("tables.partitions is root") && why.contains("--tables.partitions leaf"), why);
-            assertEquals(0, TestMetricReporter.value("rows_staged"), "nothing written by the refused restore");
+            // the refused restore's sink may not have opened (-1: its counter never registered) or staged nothing
+            assertTrue(TestMetricReporter.value("rows_staged") <= 0, "nothing written by the refused restore: "
+                    + TestMetricReporter.value("rows_staged"));
         }
     }
 }
