@@ -67,7 +67,12 @@ public final class CatalogFilter {
     }
 
     /** Whether the relation's table is included, by the name the descriptor has. */
+    /** A partition whose rows go to its root ({@link #partitionRoots()}) is included by its root's name. */
     public boolean includes(RelationDescriptor d) {
+        if (partitionRoots && d.partition() != null) {
+            RelationDescriptor root = d.partition().root();
+            return includes(root.schema(), root.name());
+        }
         return includes(d.schema(), d.name());
     }
 

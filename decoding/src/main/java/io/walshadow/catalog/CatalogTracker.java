@@ -456,8 +456,9 @@ public final class CatalogTracker {
         }
         if (r instanceof Present resolved) {
             Present p = live.partitionRoot() == 0 ? resolved : routed(live, resolved, lsn);
-            if (p != resolved && prior.isEmpty() && b.invalidated().contains(oid)
-                    && source.existedBeforeLastCommit(oid)) {
+            boolean attachedWithRows = p != resolved && prior.isEmpty() && b.invalidated().contains(oid)
+                    && source.existedBeforeLastCommit(oid);
+            if (attachedWithRows) {
                 // a commit made an existing table, not followed until now, a partition: an ATTACH
                 counters.partitionsAttachedWithoutHistory++;
                 counters.lastPartitionAttachedWithoutHistory = p.descriptor().qualifiedName() + " -> "
@@ -474,7 +475,7 @@ public final class CatalogTracker {
                 if (priorAmbiguous != null) {
                     counters.ambiguityResolved++;
                 }
-                changes.add(new CatalogChange(oid, before, p.descriptor(), null, null));
+                changes.add(new CatalogChange(oid, before, p.descriptor(), null, null, attachedWithRows));
             }
             history.setAwaits(oid, p.aheadXids(), Set.of());
         } else if (r instanceof Ambiguous a) {

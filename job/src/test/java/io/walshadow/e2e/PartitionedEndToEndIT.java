@@ -305,6 +305,179 @@ class PartitionedEndToEndIT {
         }
     }
 
+    /**
+     * Tables the job never replicated (in a schema the filter leaves out), filled before the job, attached as
+     * partitions of a replicated root while it runs (issue 26, S4): the rows they held are not in the WAL, so the
+     * sink requests their copy and the snapshot's coordinator copies them from PostgreSQL, versioned with the stream.
+     * DML on such a table before and after its ATTACH (rows moving in and out of it too); the job killed while one
+     * copy runs and restored from its latest checkpoint; a DETACH right after an ATTACH (no row comes back). Oracle:
+     * PostgreSQL's root contents and rows per partition.
+     */
+    @Test
+    void tablesAttachedWithRowsAreCopiedIntoTheRoot() throws Exception {
+        try (E2e e = new E2e("e2e_attach")) {
+            String s = e.schema;
+            String x = s + "_x";
+            try {
+                LocalPg.exec(e.pg,
+                        "CREATE TABLE " + s + ".o (id int, region text, v int, note text, PRIMARY KEY (id, region))"
+                                + " PARTITION BY LIST (region)",
+                        "CREATE TABLE " + s + ".o_eu PARTITION OF " + s + ".o FOR VALUES IN ('eu')",
+                        "INSERT INTO " + s + ".o SELECT g, 'eu', g, 'eu' || g FROM generate_series(1, 100) g",
+                        "CREATE SCHEMA " + x);
+                for (String[] t : List.of(new String[] {"o_mx", "mx", "3000"}, new String[] {"o_us", "us", "20000"},
+                        new String[] {"o_ca", "ca", "500"})) {
+                    LocalPg.exec(e.pg,
+                            // another column order than the root's, and a dropped column
+                            "CREATE TABLE " + x + "." + t[0] + " (note text, junk int, v int, region text NOT NULL,"
+                                    + " id int NOT NULL, PRIMARY KEY (id, region))",
+                            "ALTER TABLE " + x + "." + t[0] + " DROP COLUMN junk",
+                            "INSERT INTO " + x + "." + t[0] + " SELECT '" + t[1] + "' || g, g, '" + t[1] + "', g"
+                                    + " FROM generate_series(1, " + t[2] + ") g",
+                            // stored out of line: the copy reads them whole
+                            "INSERT INTO " + x + "." + t[0] + " SELECT repeat(md5(g::text), 300), g, '" + t[1]
+                                    + "', g FROM generate_series(100001, 100003) g");
+                }
+                JobClient job = e.start(e.config("--snapshot.chunk.pages", "4"), null, 0);
+                e.awaitCaughtUp(Duration.ofMinutes(2));
+                e.awaitSnapshotComplete(Duration.ofMinutes(2));
+                LocalPg.exec(e.pg,
+                        // before the attach: outside the filter, not in the stream
+                        "UPDATE " + x + ".o_mx SET v = -v WHERE id <= 50",
+                        "DELETE FROM " + x + ".o_mx WHERE id BETWEEN 51 AND 60",
+                        "INSERT INTO " + x + ".o_mx VALUES ('before the attach', 1, 'mx', 5000)",
+                        "ALTER TABLE " + s + ".o ATTACH PARTITION " + x + ".o_mx FOR VALUES IN ('mx')",
+                        // after it: changes of copied rows, deletes, inserts, moves in and out
+                        "UPDATE " + s + ".o SET v = v + 1000 WHERE region = 'mx' AND id BETWEEN 40 AND 80",
+                        "DELETE FROM " + x + ".o_mx WHERE id BETWEEN 90 AND 95",
+                        "INSERT INTO " + s + ".o SELECT g, 'mx', g, 'after' FROM generate_series(6000, 6020) g",
+                        "UPDATE " + s + ".o SET region = 'mx', id = id + 10000 WHERE region = 'eu' AND id < 10",
+                        "UPDATE " + s + ".o SET region = 'eu', id = id + 20000 WHERE region = 'mx' AND id BETWEEN 100"
+                                + " AND 110");
+                e.awaitCaughtUp(Duration.ofMinutes(2));
+                awaitRootEqual(e, s, "o");
+                assertEquals(byPartitionInPg(e, s + ".o"), byPartitionInCh(e, s + "__o"), "rows per partition");
+                assertEquals(1, TestMetricReporter.value("partitions_attached_copy_requested"));
+
+                // killed while the copy of a larger one runs (many small chunks), restored from the latest checkpoint
+                long chunksBefore = TestMetricReporter.value("chunks_total");
+                LocalPg.exec(e.pg, "ALTER TABLE " + s + ".o ATTACH PARTITION " + x + ".o_us FOR VALUES IN ('us')",
+                        "UPDATE " + s + ".o SET v = 7 WHERE region = 'us' AND id < 20");
+                FlinkTestJobs.awaitTrue(() -> "the copy of o_us is planned", Duration.ofMinutes(2), () -> {
+                    e.failFastIfAJobFailed();
+                    return TestMetricReporter.value("chunks_total") > chunksBefore;
+                });
+                Thread.sleep(700); // a checkpoint or so into the round
+                job.cancel().get();
+                LocalPg.exec(e.pg, "DELETE FROM " + s + ".o WHERE region = 'us' AND id BETWEEN 20 AND 40",
+                        "UPDATE " + s + ".o SET v = 8 WHERE region = 'us' AND id BETWEEN 41 AND 60");
+                job = e.start(e.config("--snapshot.chunk.pages", "4"), FlinkTestJobs.latestCheckpoint(e.checkpoints), 0);
+                LocalPg.exec(e.pg, "INSERT INTO " + s + ".o VALUES (30000, 'us', 1, 'after the restore')",
+                        "UPDATE " + s + ".o SET v = 9 WHERE region = 'us' AND id BETWEEN 61 AND 70",
+                        // attached, then detached at once: its rows must not land in the root
+                        "ALTER TABLE " + s + ".o ATTACH PARTITION " + x + ".o_ca FOR VALUES IN ('ca')",
+                        "UPDATE " + s + ".o SET v = 10 WHERE region = 'ca' AND id < 5",
+                        "ALTER TABLE " + s + ".o DETACH PARTITION " + x + ".o_ca",
+                        "UPDATE " + x + ".o_ca SET v = 11 WHERE id < 100");
+                e.awaitCaughtUp(Duration.ofMinutes(2));
+                int rows = awaitRootEqual(e, s, "o");
+                assertEquals(byPartitionInPg(e, s + ".o"), byPartitionInCh(e, s + "__o"), "rows per partition");
+                assertEquals(0L, Long.parseLong(e.ch.queryString("SELECT count() FROM `" + e.chDatabase + "`.`" + s
+                        + "__o` FINAL WHERE region = 'ca' AND _is_deleted = 0")), "no row of the detached o_ca");
+                assertEquals("0", e.ch.queryString("SELECT count() FROM system.tables WHERE database = '"
+                        + e.chDatabase + "' AND match(name, 'o_(mx|us|ca)')"), "no table of its own for a partition");
+                assertTrue(rows > 23000, "rows: " + rows);
+                System.out.println("attached partitions copied: root equal to PostgreSQL, " + rows + " rows");
+            } finally {
+                LocalPg.exec(e.pg, "DROP SCHEMA IF EXISTS " + x + " CASCADE");
+            }
+        }
+    }
+
+    /**
+     * The copy of a table attached with rows is read, then held back until the partition has left its root (one
+     * detached, one dropped) and that is committed in ClickHouse: its rows reach the sink after the partition left,
+     * and must not come back into the root's table (dropped and counted as superseded).
+     */
+    @Test
+    void copyRowsOfAPartitionThatLeftMeanwhileStayOut() throws Exception {
+        try (E2e e = new E2e("e2e_attlate")) {
+            String s = e.schema;
+            String x = s + "_x";
+            Map<String, String> leave = Map.of(x + ".o_ca", "ALTER TABLE " + s + ".o DETACH PARTITION " + x + ".o_ca",
+                    x + ".o_mx", "DROP TABLE " + x + ".o_mx");
+            java.util.concurrent.BlockingQueue<String> reached = new java.util.concurrent.LinkedBlockingQueue<>();
+            java.util.concurrent.Semaphore release = new java.util.concurrent.Semaphore(0);
+            try {
+                LocalPg.exec(e.pg,
+                        "CREATE TABLE " + s + ".o (id int, region text, v int, PRIMARY KEY (id, region))"
+                                + " PARTITION BY LIST (region)",
+                        "CREATE TABLE " + s + ".o_eu PARTITION OF " + s + ".o FOR VALUES IN ('eu')",
+                        "INSERT INTO " + s + ".o SELECT g, 'eu', g FROM generate_series(1, 100) g",
+                        "CREATE SCHEMA " + x,
+                        "CREATE TABLE " + x + ".o_ca (id int NOT NULL, region text NOT NULL, v int, PRIMARY KEY (id, region))",
+                        "INSERT INTO " + x + ".o_ca SELECT g, 'ca', g FROM generate_series(1, 700) g",
+                        "CREATE TABLE " + x + ".o_mx (id int NOT NULL, region text NOT NULL, v int, PRIMARY KEY (id, region))",
+                        "INSERT INTO " + x + ".o_mx SELECT g, 'mx', g FROM generate_series(1, 800) g");
+                io.walshadow.clickhouse.Faults.install(point -> {
+                    if (point.startsWith("snapshot.chunk.read ") && leave.containsKey(point.substring(20))) {
+                        reached.add(point.substring(20));
+                        release.acquireUninterruptibly();
+                    }
+                });
+                TestMetricReporter.METRICS.clear();
+                e.start(e.config("--snapshot.parallelism", "1"), null, 0);
+                e.awaitCaughtUp(Duration.ofMinutes(2));
+                e.awaitSnapshotComplete(Duration.ofMinutes(2));
+                LocalPg.exec(e.pg, "ALTER TABLE " + s + ".o ATTACH PARTITION " + x + ".o_ca FOR VALUES IN ('ca')",
+                        "ALTER TABLE " + s + ".o ATTACH PARTITION " + x + ".o_mx FOR VALUES IN ('mx')",
+                        "UPDATE " + s + ".o SET v = -v WHERE region IN ('ca', 'mx') AND id < 50");
+                for (int i = 0; i < leave.size(); i++) {
+                    String table = reached.poll(3, java.util.concurrent.TimeUnit.MINUTES);
+                    assertTrue(table != null, "a held chunk of a copy");
+                    e.failFastIfAJobFailed();
+                    LocalPg.exec(e.pg, leave.get(table));
+                    e.awaitCaughtUp(Duration.ofMinutes(2));
+                    release.release();
+                }
+                LocalPg.exec(e.pg, "UPDATE " + x + ".o_ca SET v = 0"); // a table outside the filter now
+                e.awaitCaughtUp(Duration.ofMinutes(2));
+                Thread.sleep(4000); // a poll and a checkpoint: a round left over would show now
+                e.awaitSnapshotComplete(Duration.ofMinutes(2));
+                e.awaitCaughtUp(Duration.ofMinutes(2));
+                assertEquals(100, TableComparison.assertEqual(e.pg, e.ch, s, "o"), "only o_eu's rows");
+                assertEquals(byPartitionInPg(e, s + ".o"), byPartitionInCh(e, s + "__o"), "rows per partition");
+                long dropped = TestMetricReporter.value("snapshot_rows_superseded");
+                assertTrue(dropped >= 700 + 800, "the late copy rows were dropped and counted: " + dropped);
+            } finally {
+                io.walshadow.clickhouse.Faults.install(null);
+                release.release(100);
+                LocalPg.exec(e.pg, "DROP SCHEMA IF EXISTS " + x + " CASCADE");
+            }
+        }
+    }
+
+    /**
+     * Waits until the root's ClickHouse table holds as many live rows as PostgreSQL's root (the copy lands a poll
+     * interval and a checkpoint or two after the attach), and every copy round is over; then compares row by row.
+     */
+    private static int awaitRootEqual(E2e e, String s, String root) throws Exception {
+        FlinkTestJobs.awaitTrue(() -> "the attached rows are copied into " + root, Duration.ofMinutes(3), () -> {
+            e.failFastIfAJobFailed();
+            try {
+                String pg = LocalPg.queryString(e.pg, "SELECT count(*) FROM " + s + "." + root);
+                String ch = e.ch.queryString("SELECT count() FROM `" + e.chDatabase + "`.`" + s + "__" + root
+                        + "` FINAL WHERE _is_deleted = 0");
+                return pg.equals(ch) && TestMetricReporter.value("complete") == 1;
+            } catch (java.sql.SQLException x) {
+                throw new IllegalStateException(x);
+            }
+        });
+        Thread.sleep(4000); // a poll of the copy requests and a checkpoint: a round left over would show now
+        e.awaitSnapshotComplete(Duration.ofMinutes(2));
+        return TableComparison.assertEqual(e.pg, e.ch, s, root);
+    }
+
     /** {@code tables.partitions=leaf}: each partition is a table of its own, as before the setting. */
     @Test
     void leafModeKeepsATablePerPartition() throws Exception {
@@ -328,10 +501,13 @@ class PartitionedEndToEndIT {
             // restored with the other setting: the tables hold the partitions one way, so the job stops at once
             Thread.sleep(1500); // a checkpoint after it
             e.cancelJobs();
+            TestMetricReporter.METRICS.clear(); // the first job's counters stay registered unless the restore's replace them
             e.start(e.config("--tables.partitions", "root"), FlinkTestJobs.latestCheckpoint(e.checkpoints), 3);
             String why = e.awaitJobFailure(Duration.ofMinutes(1));
             assertTrue(why.contains("tables.partitions is root") && why.contains("--tables.partitions leaf"), why);
-            assertEquals(0, TestMetricReporter.value("rows_staged"), "nothing written by the refused restore");
+            // the refused restore's sink may not have opened (-1: its counter never registered) or staged nothing
+            assertTrue(TestMetricReporter.value("rows_staged") <= 0, "nothing written by the refused restore: "
+                    + TestMetricReporter.value("rows_staged"));
         }
     }
 }

@@ -56,7 +56,8 @@ import org.apache.flink.core.memory.DataOutputView;
  *   descriptor: uvarint length, RelationDescriptorCodec bytes
  *   tid: uvarint block, uvarint offset
  *   row: ValueCodec row (nullable count, tagged values)
- *   catalog change: uvarint relOid, byte flags (1 before, 2 after, 4 ambiguity, 8 closedAs),
+ *   catalog change: uvarint relOid, byte flags (1 before, 2 after, 4 ambiguity, 8 closedAs, 16 attachedWithRows:
+ *       no field, added within version 1, which a build before it refuses as an unknown flag),
  *       [descriptor before], [descriptor after],
  *       [ambiguity: uvarint relOid, string qualifiedName, long since, count n, n x int xid, string reason],
  *       [byte closedAs (1 UNKNOWN, 2 BEFORE_HISTORY, 3 DROPPED, 4 EXCLUDED, 5 REPLACED, 6 NOT_LOGGED,
@@ -246,7 +247,7 @@ public final class ChangeEventSerializer extends ImmutableValueSerializer<Change
         Wire.writeUVarInt(out, c.relOid());
         Ambiguity a = c.ambiguity();
         int flags = (c.before() != null ? 1 : 0) | (c.after() != null ? 2 : 0) | (a != null ? 4 : 0)
-                | (c.closedAs() != null ? 8 : 0);
+                | (c.closedAs() != null ? 8 : 0) | (c.attachedWithRows() ? 16 : 0);
         out.writeByte(flags);
         if (c.before() != null) {
             writeDescriptor(c.before(), out);
@@ -397,7 +398,7 @@ public final class ChangeEventSerializer extends ImmutableValueSerializer<Change
     private CatalogChange readCatalogChange(DataInput in, Formats f) throws IOException {
         int relOid = Wire.readUVarInt(in, "catalog change relation oid");
         int flags = in.readUnsignedByte();
-        if ((flags & ~15) != 0) {
+        if ((flags & ~31) != 0) {
             throw new StateFormatException("catalog change with unknown flags 0x" + Integer.toHexString(flags));
         }
         RelationDescriptor before = (flags & 1) != 0 ? readDescriptor(in, f) : null;
@@ -428,7 +429,7 @@ public final class ChangeEventSerializer extends ImmutableValueSerializer<Change
                 default -> throw new StateFormatException("catalog change with unknown closedAs code " + code);
             };
         }
-        return new CatalogChange(relOid, before, after, a, closedAs);
+        return new CatalogChange(relOid, before, after, a, closedAs, (flags & 16) != 0);
     }
 
     private RelationDescriptor readDescriptor(DataInput in, Formats f) throws IOException {

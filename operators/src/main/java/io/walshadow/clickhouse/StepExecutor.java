@@ -112,6 +112,9 @@ public final class StepExecutor {
                 sql("INSERT INTO " + name(c.to()) + " (" + cols + ") SELECT " + cols + " FROM " + name(t)
                         + " FINAL WHERE " + quote(DestinationSchema.IS_DELETED) + " = 0");
             }
+        } else if (step instanceof SinkStep.RequestCopy r) {
+            sql(CopyRequests.createSql(db));
+            sql(CopyRequests.insertSql(db, r.sink(), r.relation(), r.root(), r.attachLsn()));
         } else if (step instanceof SinkStep.Truncate) {
             if (exists(t)) {
                 sql("TRUNCATE TABLE " + name(t));

@@ -326,15 +326,17 @@ public final class WalDecoderFunction extends ProcessFunction<XLogRecord, Buffer
     private transient org.apache.flink.metrics.Meter recordsPerSecond;
     private transient org.apache.flink.metrics.Meter changesPerSecond;
 
-    /** Says, once each, that a table attached as a partition brought rows the job has not got (issue 26, S4). */
+    /**
+     * Says, once each, that a table attached as a partition brought rows the WAL does not hold (issue 26, S4): its
+     * catalog change says so, and the sink requests their copy from PostgreSQL.
+     */
     private void noteAttachedWithoutHistory() {
         io.walshadow.catalog.CatalogCounters c = catalogCounters;
         if (c != null && c.partitionsAttachedWithoutHistory() != attachedWithoutHistorySeen) {
             attachedWithoutHistorySeen = c.partitionsAttachedWithoutHistory();
-            LOG.warn("table attached as a partition: {}; the job did not replicate it on its own before, so the rows"
-                    + " it held then are not in its root's ClickHouse table (this build copies only a table it"
-                    + " replicated on its own; counted in decoder.catalog_partitions_attached_without_history)",
-                    c.lastPartitionAttachedWithoutHistory());
+            LOG.info("table attached as a partition: {}; the job did not replicate it on its own before, so the rows"
+                    + " it held then are not in the WAL: the sink requests their copy from PostgreSQL (counted in"
+                    + " decoder.catalog_partitions_attached_without_history)", c.lastPartitionAttachedWithoutHistory());
         }
     }
 

@@ -8,6 +8,7 @@ import io.walshadow.buffer.DrainedCommit;
 import io.walshadow.change.RowChange;
 import io.walshadow.change.TruncateChange;
 import io.walshadow.catalog.RelationDescriptor;
+import io.walshadow.clickhouse.CopyRequests;
 import io.walshadow.clickhouse.BatchCommitter;
 import io.walshadow.clickhouse.ClickHouseConnection;
 import io.walshadow.clickhouse.ClickHouseException;
@@ -139,6 +140,8 @@ final class ClickHouseSinkWriter implements CommittingSinkWriter<Drained, SinkBa
      * that detached or dropped it) is the partition's own, as PostgreSQL has it. Part of the writer's state.
      */
     private final Map<Integer, Integer> leftRoots = new HashMap<>();
+    /** Partitions attached with rows the WAL does not hold: the LSN of the latest such attach. */
+    private final Map<Integer, Long> attachedAt = new HashMap<>();
     /** Mirrors to retire in this batch (dropped in the previous, checkpointed batch). */
     private List<String> retireDue = List.of();
 
@@ -155,6 +158,7 @@ final class ClickHouseSinkWriter implements CommittingSinkWriter<Drained, SinkBa
     private final Counter partitionsAttachedUncopied;
     private final Counter partitionsCopied;
     private final Counter partitionsAttachedCopied;
+    private final Counter partitionsAttachRequested;
     private final Counter partitionRowsLeft;
     private final Quarantine quarantine;
 
@@ -211,6 +215,7 @@ final class ClickHouseSinkWriter implements CommittingSinkWriter<Drained, SinkBa
         partitionsAttachedUncopied = g.counter("partitions_attached_uncopied");
         partitionsCopied = g.counter("partitions_detached_copied");
         partitionsAttachedCopied = g.counter("partitions_attached_copied");
+        partitionsAttachRequested = g.counter("partitions_attached_copy_requested");
         partitionRowsLeft = g.counter("partition_rows_skipped_left_root");
         Counter retries = g.counter("writer_retries");
         ch = options.connect();
@@ -231,6 +236,7 @@ final class ClickHouseSinkWriter implements CommittingSinkWriter<Drained, SinkBa
                 retireDue = restored.retireMirrors();
                 droppedRelations.addAll(restored.droppedRelations());
                 leftRoots.putAll(restored.leftRoots());
+                attachedAt.putAll(restored.attachedAt());
                 quarantine.restore(restored.quarantined(), options.filter());
                 dropStagedFrom(restored.nextBatch());
                 // Above every committed batch too: restored from an older savepoint, numbers it already used
@@ -328,6 +334,10 @@ final class ClickHouseSinkWriter implements CommittingSinkWriter<Drained, SinkBa
             if (snapshot && lateSnapshotRow(change.relOid(), change.after().locator())) {
                 continue; // an empty table of the snapshot the stream has since rewritten or dropped
             }
+            if (snapshot && routed(change.after()) && Integer.valueOf(change.after().partition().root().relOid())
+                    .equals(leftRoots.get(change.relOid()))) {
+                continue; // an empty partition of the snapshot that has since left that root
+            }
             if (!snapshot) {
                 if (change.after() == null) {
                     droppedRelations.add(change.relOid());
@@ -404,6 +414,10 @@ final class ClickHouseSinkWriter implements CommittingSinkWriter<Drained, SinkBa
                 && !droppedInCommit.contains(a.partition().root().relOid())) {
             create(a.partition().root()); // an empty partition in the initial snapshot: the root exists all the same
         }
+        if (change.attachedWithRows() && b == null && routed(a)) {
+            requestCopy(a, commitLsn);
+            return;
+        }
         if (!routed(b) && b != null && routed(a)) {
             // a table with rows of its own attached: they are not in the WAL after its attach
             DestTable own = tables.remove(leaf);
@@ -419,6 +433,23 @@ final class ClickHouseSinkWriter implements CommittingSinkWriter<Drained, SinkBa
                     a.partition().root().qualifiedName(), Lsn.format(commitLsn), a.partition().root().qualifiedName(),
                     own == null ? "" : "; its own ClickHouse table " + own.destName() + " is kept, no longer written");
         }
+    }
+
+    /**
+     * A table the job did not replicate on its own, attached: the rows it held then are in its heap only, not in the
+     * WAL. The request, committed in order with this batch, has the snapshot's coordinator copy them from PostgreSQL
+     * at a start point after the attach (rows versioned just below it, routed to the root like any of its rows);
+     * until then the root's table lacks them.
+     */
+    private void requestCopy(RelationDescriptor leaf, long commitLsn) {
+        RelationDescriptor root = leaf.partition().root();
+        addSteps(List.of(new SinkStep.RequestCopy(CopyRequests.TABLE, sinkId, leaf.relOid(), root.relOid(),
+                commitLsn)));
+        attachedAt.put(leaf.relOid(), commitLsn);
+        partitionsAttachRequested.inc();
+        LOG.info("sink {}: {} was attached as a partition of {} at {}; the rows it held then are copied into {}'s"
+                + " table from PostgreSQL (copy requested in {})", sinkId, leaf.qualifiedName(), root.qualifiedName(),
+                Lsn.format(commitLsn), root.qualifiedName(), CopyRequests.TABLE);
     }
 
     /**
@@ -583,6 +614,21 @@ final class ClickHouseSinkWriter implements CommittingSinkWriter<Drained, SinkBa
         return late;
     }
 
+    /**
+     * Whether a snapshot row of a partition was copied before the partition's latest attach with rows (a copy of an
+     * earlier attach, the partition detached and attached again since): the copy that attach requested holds the
+     * partition as it is now, and this older one may hold rows deleted while it was away. A copy planned after the
+     * attach is versioned at or above it.
+     */
+    private boolean copiedBeforeAttach(RowChange r) {
+        Long at = attachedAt.get(r.relOid());
+        if (at != null && routed(r.descriptor()) && Long.compareUnsigned(r.lsn(), at) < 0) {
+            snapshotSuperseded.inc();
+            return true;
+        }
+        return false;
+    }
+
     private static boolean isToast(RelationDescriptor d) {
         return d != null && d.relkind() == 't';
     }
@@ -597,7 +643,7 @@ final class ClickHouseSinkWriter implements CommittingSinkWriter<Drained, SinkBa
             return;
         }
         int rel = r.relOid();
-        if (c.fullXid() == 0 && lateSnapshotRow(rel, r.rel())) {
+        if (c.fullXid() == 0 && (lateSnapshotRow(rel, r.rel()) || copiedBeforeAttach(r))) {
             return;
         }
         if (quarantine.skips(rel)) {
@@ -628,7 +674,8 @@ final class ClickHouseSinkWriter implements CommittingSinkWriter<Drained, SinkBa
                 .equals(leftRoots.get(rel))) {
             // decoded while the partition was in that root, committed after it left: the partition's own row
             if (tables.get(rel) == null) {
-                partitionRowsLeft.inc(); // dropped with its partition, or the partition is not replicated on its own
+                // dropped with its partition, or the partition is not replicated on its own
+                (c.fullXid() == 0 ? snapshotSuperseded : partitionRowsLeft).inc();
                 return;
             }
             r = new RowChange(r.lsn(), r.xid(), r.op(), r.rel(), r.descriptor().withPartition(null), r.newTid(),
@@ -933,7 +980,7 @@ final class ClickHouseSinkWriter implements CommittingSinkWriter<Drained, SinkBa
     @Override
     public List<SinkWriterState> snapshotState(long checkpointId) {
         return List.of(new SinkWriterState(sinkId, batch, new ArrayList<>(tables.values()), retireDue,
-                new ArrayList<>(droppedRelations), types.stream(), quarantine.list(), leftRoots));
+                new ArrayList<>(droppedRelations), types.stream(), quarantine.list(), leftRoots, attachedAt));
     }
 
     @Override

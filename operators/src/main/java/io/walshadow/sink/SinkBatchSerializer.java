@@ -28,14 +28,16 @@ import org.apache.flink.core.memory.DataOutputSerializer;
  *   12 PartitionBarrier: uvarint partition, count m, m x string key column, long below, long lsn
  *   13 CopyPartition out of the root, 14 into it: string to, uvarint partition, count m,
  *      m x (string from column, string into column)
+ *   15 RequestCopy: string sink, uvarint relation, uvarint root, long attachLsn
  * </pre>
  * Version 1 is version 2 without kind 10; version 2 is version 3 without kind 11; version 3 is version 4 without
- * the attempt (read as 0: no filter); version 4 is version 5 without kinds 12 to 14.
+ * the attempt (read as 0: no filter); version 4 is version 5 without kinds 12 to 14; version 5 is version 6 without
+ * kind 15.
  */
 public final class SinkBatchSerializer implements SimpleVersionedSerializer<SinkBatch>, java.io.Serializable {
     private static final long serialVersionUID = 1L;
     public static final SinkBatchSerializer INSTANCE = new SinkBatchSerializer();
-    static final int VERSION = 5;
+    static final int VERSION = 6;
 
     @Override
     public int getVersion() {
@@ -138,6 +140,11 @@ public final class SinkBatchSerializer implements SimpleVersionedSerializer<Sink
                 Wire.writeString(out, c.from().get(i));
                 Wire.writeString(out, c.into().get(i));
             }
+        } else if (s instanceof SinkStep.RequestCopy r) {
+            Wire.writeString(out, r.sink());
+            Wire.writeUVarInt(out, r.relation());
+            Wire.writeUVarInt(out, r.root());
+            out.writeLong(r.attachLsn());
         } // Truncate, DropTable: the table only
     }
 
@@ -166,6 +173,8 @@ public final class SinkBatchSerializer implements SimpleVersionedSerializer<Sink
             return 12;
         } else if (s instanceof SinkStep.CopyPartition c) {
             return c.intoRoot() ? 14 : 13;
+        } else if (s instanceof SinkStep.RequestCopy) {
+            return 15;
         }
         return 9; // Insert
     }
@@ -224,6 +233,9 @@ public final class SinkBatchSerializer implements SimpleVersionedSerializer<Sink
                 }
                 return new SinkStep.CopyPartition(table, to, partition, kind == 14, from, into);
             }
+            case 15:
+                return new SinkStep.RequestCopy(table, Wire.readString(in), Wire.readUVarInt(in, "relation oid"),
+                        Wire.readUVarInt(in, "root oid"), in.readLong());
             default:
                 throw new StateFormatException("sink step of unknown kind " + kind);
         }

@@ -90,6 +90,13 @@ public sealed interface SinkStep {
     }
 
     /**
+     * Records in {@code table} ({@link io.walshadow.clickhouse.CopyRequests}) that the rows {@code relation} held
+     * when it was attached to {@code root} at {@code attachLsn} are to be copied from PostgreSQL (they are not in
+     * the WAL). The snapshot's coordinator plans the copy once the request is there. A repeat writes the same row.
+     */
+    record RequestCopy(String table, String sink, int relation, int root, long attachLsn) implements SinkStep {}
+
+    /**
      * Copies the rows of one segment of the batch from a staging table into {@code table}.
      *
      * @param columns the destination columns, which the staging table has under the same names

@@ -9,18 +9,29 @@ import java.util.List;
  * mirrors to retire (empty) in the next batch: their TOAST relation was dropped in the checkpoint's batch, and only
  * once a later checkpoint completed can no restore re-read a row that refers to them; the relations the stream
  * dropped, whose initial-snapshot rows still in flight must not bring their destination back; and the types the
- * stream sent with its catalog changes (the destination tables' columns map with them); the tables in quarantine.
+ * stream sent with its catalog changes (the destination tables' columns map with them); the tables in quarantine;
+ * the partitions that left a root ({@code leftRoots}: partition -> root); and for tables attached with rows the WAL
+ * does not hold, the LSN of their latest such attach ({@code attachedAt}: a copy planned before it is superseded).
  */
 public record SinkWriterState(String sinkId, long nextBatch, List<DestTable> tables, List<String> retireMirrors,
                               List<Integer> droppedRelations, TypeSet types, List<QuarantinedTable> quarantined,
-                              java.util.Map<Integer, Integer> leftRoots) {
+                              java.util.Map<Integer, Integer> leftRoots, java.util.Map<Integer, Long> attachedAt) {
     public SinkWriterState {
         leftRoots = java.util.Map.copyOf(leftRoots);
+        attachedAt = java.util.Map.copyOf(attachedAt);
         tables = List.copyOf(tables);
         retireMirrors = List.copyOf(retireMirrors);
         droppedRelations = List.copyOf(droppedRelations);
         types = types == null ? TypeSet.EMPTY : types;
         quarantined = List.copyOf(quarantined);
+    }
+
+    /** A state without partitions attached with rows. */
+    public SinkWriterState(String sinkId, long nextBatch, List<DestTable> tables, List<String> retireMirrors,
+                           List<Integer> droppedRelations, TypeSet types, List<QuarantinedTable> quarantined,
+                           java.util.Map<Integer, Integer> leftRoots) {
+        this(sinkId, nextBatch, tables, retireMirrors, droppedRelations, types, quarantined, leftRoots,
+                java.util.Map.of());
     }
 
     /** A state without partitions that left their roots. */

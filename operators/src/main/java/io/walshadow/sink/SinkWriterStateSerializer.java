@@ -27,6 +27,8 @@ import org.apache.flink.core.memory.DataOutputSerializer;
  *   (version 6) the same, the types in TypeSetCodec format 2 (with the range fields and the extension; format 1
  *   before)
  *   (version 7) count p, p x (uvarint partition oid, uvarint root oid): partitions that left that root
+ *   (version 8) count a, a x (uvarint partition oid, long lsn): the latest attach of a table with rows the WAL does
+ *   not hold
  * Version 1 is version 2 without the mirrors (read as none); version 2 has no TID flag (a table has TID columns
  * exactly when keyed by TID).
  */
@@ -34,7 +36,7 @@ public final class SinkWriterStateSerializer implements SimpleVersionedSerialize
         java.io.Serializable {
     private static final long serialVersionUID = 1L;
     public static final SinkWriterStateSerializer INSTANCE = new SinkWriterStateSerializer();
-    static final int VERSION = 7;
+    static final int VERSION = 8;
 
     @Override
     public int getVersion() {
@@ -85,6 +87,12 @@ public final class SinkWriterStateSerializer implements SimpleVersionedSerialize
         for (var e : left.entrySet()) {
             Wire.writeUVarInt(out, e.getKey());
             Wire.writeUVarInt(out, e.getValue());
+        }
+        var attached = new java.util.TreeMap<>(s.attachedAt());
+        Wire.writeCount(out, attached.size());
+        for (var e : attached.entrySet()) {
+            Wire.writeUVarInt(out, e.getKey());
+            out.writeLong(e.getValue());
         }
         return out.getCopyOfBuffer();
     }
@@ -155,7 +163,14 @@ public final class SinkWriterStateSerializer implements SimpleVersionedSerialize
                 left.put(Wire.readUVarInt(in, "partition oid"), Wire.readUVarInt(in, "root oid"));
             }
         }
-        return new SinkWriterState(sinkId, next, tables, retire, dropped, types, quarantined, left);
+        java.util.Map<Integer, Long> attached = new java.util.HashMap<>();
+        if (version >= 8) {
+            int a = Wire.readCount(in, "partitions attached with rows");
+            for (int i = 0; i < a; i++) {
+                attached.put(Wire.readUVarInt(in, "partition oid"), in.readLong());
+            }
+        }
+        return new SinkWriterState(sinkId, next, tables, retire, dropped, types, quarantined, left, attached);
     }
 
     private static void writeNullable(DataOutputSerializer out, String s) throws IOException {

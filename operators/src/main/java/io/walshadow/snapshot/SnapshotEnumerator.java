@@ -2,6 +2,7 @@ package io.walshadow.snapshot;
 
 import io.walshadow.catalog.CatalogFilter;
 import io.walshadow.clickhouse.ClickHouseConnection;
+import io.walshadow.clickhouse.CopyRequests;
 import io.walshadow.clickhouse.Retrier;
 import io.walshadow.clickhouse.SnapshotMarkers;
 import io.walshadow.pg.PgConnectionConfig;
@@ -38,12 +39,23 @@ import org.slf4j.LoggerFactory;
  * (where the decoder starts their history): their TOAST chunks first, then their tables, the same rule at a later
  * point. Unstarted chunks of tables the filter no longer includes are dropped; readers skip such chunks they hold.
  *
+ * <p><b>Tables attached with rows.</b> A table the job did not replicate on its own, attached as a partition of a
+ * replicated root, brings rows the WAL does not hold; the sink records a request for their copy in ClickHouse
+ * ({@link CopyRequests}). While nothing else is being copied, the coordinator polls for requests every
+ * {@value #COPY_POLL_MS} ms and plans a round for the new ones at a start point taken then (after the attach, which
+ * is committed in the snapshot the round exports): rows versioned just below it, the TOAST chunks first, the rows
+ * routed through the partition's descriptor to its root's table as the initial snapshot's are. The changes the
+ * stream applied between the attach and that point are older than the copy's version (superseded by it); later ones
+ * are newer. The state records the requests planned, so a restore neither loses nor repeats one.
+ *
  * <p>Metrics (group {@code snapshot}): gauges {@code chunks_total}, {@code chunks_done}, {@code rows_done} (rows of
  * finished chunks), {@code complete} (1 once over), counted over every round; {@code waiting_for_start_transactions_ms}
  * (how long the export has been waiting for transactions running at the start point, 0 when not waiting).
  */
 final class SnapshotEnumerator implements SplitEnumerator<SnapshotSplit, SnapshotEnumeratorState> {
     private static final Logger LOG = LoggerFactory.getLogger(SnapshotEnumerator.class);
+    static final long COPY_POLL_MS = 3_000;
+    private static final String COPY_ROUND = "copy of attached partitions";
 
     private final SplitEnumeratorContext<SnapshotSplit> context;
     private final PgConnectionConfig pg;
@@ -85,6 +97,17 @@ final class SnapshotEnumerator implements SplitEnumerator<SnapshotSplit, Snapsho
     private long releaseAfter = -1;
     private long startedAt;
     private final java.util.concurrent.atomic.AtomicLong waitingSince = new java.util.concurrent.atomic.AtomicLong();
+    /** Keys of the copy requests a round was planned for. */
+    private final Set<String> copiesPlanned = new java.util.LinkedHashSet<>();
+    /** A copy round is being opened (its start point taken, its snapshot exported). */
+    private boolean copyOpening;
+    /** What the current round copies, for the logs. */
+    private String round = "initial snapshot";
+    /** Whether the poll for copy requests may look (read by the worker thread). */
+    private volatile boolean copyIdle;
+    /** The poll's connection (worker thread only). */
+    private ClickHouseConnection requestsConnection;
+    private long requestsFailedLogged;
 
     SnapshotEnumerator(SplitEnumeratorContext<SnapshotSplit> context, PgConnectionConfig pg, CatalogFilter filter,
                        StartPoint start, SnapshotOptions options, ClickHouseSinkOptions destination,
@@ -125,6 +148,10 @@ final class SnapshotEnumerator implements SplitEnumerator<SnapshotSplit, Snapsho
         // a plan's rows keep the version it was made with; unplanned, any start point at or after the decoder's works
         this.start = planned ? new StartPoint(state.startLsn(), state.startXids(), state.startWaitXid()) : start;
         complete = (state.complete() && !refilter) || !options.enabled();
+        copiesPlanned.addAll(state.copiesPlanned());
+        if (!copiesPlanned.isEmpty() && !refilter) {
+            round = COPY_ROUND; // copy rounds start only once the initial snapshot is over
+        }
         MetricGroup g = context.metricGroup().addGroup("snapshot");
         g.gauge("chunks_total", () -> chunksTotal);
         g.gauge("chunks_done", () -> chunksDone);
@@ -139,6 +166,10 @@ final class SnapshotEnumerator implements SplitEnumerator<SnapshotSplit, Snapsho
 
     @Override
     public void start() {
+        if (destination != null && options.enabled()) {
+            copyIdle = complete;
+            context.callAsync(this::pollRequests, this::requestsPolled, COPY_POLL_MS, COPY_POLL_MS);
+        }
         if (complete || (planned && reconciled && toastOutstanding.isEmpty())) {
             writeSeedMarker(); // a restored job's TOAST stage waits for the marker under its own start point
         }
@@ -182,13 +213,121 @@ final class SnapshotEnumerator implements SplitEnumerator<SnapshotSplit, Snapsho
         return new Opened(o.snapshot(), plan, tables);
     }
 
-    private record Opened(ExportedSnapshot snapshot, List<SnapshotSplit> plan, int tables) {}
+    /**
+     * @param copyStart the start point of a copy round (null: the initial snapshot's, or the restored plan's)
+     * @param copied the keys of the copy requests the round plans
+     */
+    private record Opened(ExportedSnapshot snapshot, List<SnapshotSplit> plan, int tables, StartPoint copyStart,
+                          List<String> copied) {
+        Opened(ExportedSnapshot snapshot, List<SnapshotSplit> plan, int tables) {
+            this(snapshot, plan, tables, null, List.of());
+        }
+    }
+
+    /** A request in {@link CopyRequests}. */
+    private record CopyRequest(int relation, int root, long attachLsn) {
+        String key() {
+            return CopyRequests.key(relation, attachLsn);
+        }
+    }
+
+    /** On a worker thread, every few seconds: the sink's copy requests, while no round is under way. */
+    private List<CopyRequest> pollRequests() {
+        if (!copyIdle) {
+            return List.of();
+        }
+        try {
+            if (requestsConnection == null) {
+                requestsConnection = destination.connect();
+                requestsConnection.execute(CopyRequests.createSql(requestsConnection.database()));
+            }
+            List<CopyRequest> out = new ArrayList<>();
+            for (String[] r : requestsConnection.queryTsv(CopyRequests.listSql(requestsConnection.database(),
+                    destination.sinkId()))) {
+                out.add(new CopyRequest(Integer.parseUnsignedInt(r[0]), Integer.parseUnsignedInt(r[1]),
+                        Long.parseUnsignedLong(r[2])));
+            }
+            return out;
+        } catch (RuntimeException e) {
+            if (requestsConnection != null) {
+                requestsConnection.close();
+                requestsConnection = null;
+            }
+            if (System.currentTimeMillis() - requestsFailedLogged > 60_000) {
+                requestsFailedLogged = System.currentTimeMillis();
+                LOG.warn("looking for copy requests in ClickHouse failed (tried again every {} ms): {}", COPY_POLL_MS,
+                        e.getMessage());
+            }
+            return List.of();
+        }
+    }
+
+    /** Plans a round for the requests no round was planned for, once nothing else is being copied. */
+    private void requestsPolled(List<CopyRequest> requests, Throwable error) {
+        if (error != null || requests == null || !complete || copyOpening || snapshot != null) {
+            return;
+        }
+        List<CopyRequest> fresh = requests.stream().filter(r -> !copiesPlanned.contains(r.key())).toList();
+        if (fresh.isEmpty()) {
+            return;
+        }
+        copyOpening = true;
+        copyIdle = false;
+        LOG.info("copy of tables attached as partitions requested: {}", fresh);
+        context.callAsync(() -> openCopy(fresh), this::opened);
+    }
+
+    /**
+     * On a worker thread: a start point now (after each request's attach, committed by then), the export under it,
+     * and the chunks of the requested tables the snapshot's catalog includes (one detached and not included on its
+     * own since, or dropped, is not copied: its rows must not come back).
+     */
+    private Opened openCopy(List<CopyRequest> requests) throws SQLException, InterruptedException {
+        StartPoint at;
+        try (java.sql.Connection c = pg.openSql()) {
+            at = StartPoint.now(c);
+        }
+        Set<Integer> rels = new HashSet<>();
+        requests.forEach(r -> rels.add(r.relation()));
+        SnapshotExport.Opened o = new SnapshotExport(pg, filter, at, d -> rels.contains(d.relOid()), waitingSince)
+                .open();
+        List<SnapshotSplit> plan;
+        try {
+            plan = SnapshotExport.plan(o.locks(), o.relations(), at.snapshotVersion(), options.chunkPages(),
+                    mirrors != null);
+        } catch (SQLException | RuntimeException e) {
+            o.snapshot().close();
+            throw e;
+        } finally {
+            o.releaseLocks();
+        }
+        if (o.relations().size() < rels.size()) {
+            LOG.info("copy of attached partitions: {} of the {} requested tables are no longer included (detached or"
+                    + " dropped since): not copied", rels.size() - o.relations().size(), rels.size());
+        }
+        return new Opened(o.snapshot(), plan, o.relations().size(), at,
+                requests.stream().map(CopyRequest::key).toList());
+    }
 
     private void opened(Opened o, Throwable error) {
         if (error != null) {
-            throw new IllegalStateException("initial snapshot could not start: " + error.getMessage(), error);
+            throw new IllegalStateException((copyOpening ? "copy of attached partitions" : "initial snapshot")
+                    + " could not start: " + error.getMessage(), error);
         }
         snapshot = o.snapshot();
+        if (o.copyStart() != null) {
+            // a new round after a finished copy: its own start point, its own TOAST seed marker
+            copyOpening = false;
+            round = COPY_ROUND;
+            start = o.copyStart();
+            copiesPlanned.addAll(o.copied());
+            complete = false;
+            releaseAfter = -1;
+            planned = false;
+            seeded = false;
+            reconciled = true;
+            startedAt = System.currentTimeMillis();
+        }
         if (o.plan() != null) {
             // TOAST chunks first (table chunks wait for the seed), then chunks left from an earlier plan, then tables
             List<SnapshotSplit> left = new ArrayList<>(unassigned);
@@ -201,12 +340,12 @@ final class SnapshotEnumerator implements SplitEnumerator<SnapshotSplit, Snapsho
             planned = true;
             coveredSpec = filter.spec();
             o.plan().stream().filter(SnapshotSplit::toast).forEach(sp -> toastOutstanding.add(sp.splitId()));
-            LOG.info("initial snapshot: {} TOAST chunks to seed the mirrors with first", toastOutstanding.size());
-            LOG.info("{} planned: {} tables in {} chunks of up to {} pages, rows versioned {}", first
-                    ? "initial snapshot" : "snapshot of newly included tables", o.tables(), o.plan().size(),
-                    options.chunkPages(), start.snapshotVersion());
+            LOG.info("{}: {} TOAST chunks to seed the mirrors with first", round, toastOutstanding.size());
+            LOG.info("{} planned: {} tables in {} chunks of up to {} pages, rows versioned {}", o.copyStart() != null
+                    ? round : first ? "initial snapshot" : "snapshot of newly included tables", o.tables(),
+                    o.plan().size(), options.chunkPages(), start.snapshotVersion());
         } else {
-            LOG.info("initial snapshot resumed under snapshot {}: {} of {} chunks done, {} not started", snapshot.id(),
+            LOG.info("{} resumed under snapshot {}: {} of {} chunks done, {} not started", round, snapshot.id(),
                     chunksDone, chunksTotal, unassigned.size());
         }
         for (int reader : context.registeredReaders().keySet()) {
@@ -234,7 +373,7 @@ final class SnapshotEnumerator implements SplitEnumerator<SnapshotSplit, Snapsho
             hellos.values().forEach(live::addAll);
             toastOutstanding.retainAll(live);
             reconciled = true;
-            LOG.info("initial snapshot: {} TOAST chunks left to seed after the restore", toastOutstanding.size());
+            LOG.info("{}: {} TOAST chunks left to seed after the restore", round, toastOutstanding.size());
         }
         if (reconciled && toastOutstanding.isEmpty()) {
             writeSeedMarker();
@@ -269,7 +408,7 @@ final class SnapshotEnumerator implements SplitEnumerator<SnapshotSplit, Snapsho
                         + " ClickHouse: " + error.getMessage(), error);
             }
             seeded = true;
-            LOG.info("initial snapshot: TOAST mirrors seeded (start point {}){}", start,
+            LOG.info("{}: TOAST mirrors seeded (start point {}){}", round, start,
                     complete ? "" : "; copying the tables");
             if (snapshot != null) {
                 serveIdle();
@@ -315,7 +454,7 @@ final class SnapshotEnumerator implements SplitEnumerator<SnapshotSplit, Snapsho
             chunksDone = Math.min(chunksTotal, chunksDone + 1);
             rowsDone += d.rows();
             long secs = Math.max(1, (System.currentTimeMillis() - startedAt) / 1000);
-            LOG.info("initial snapshot: chunk {} of {} done ({} rows); {} of {} chunks, {} rows in {} s", d.splitId(),
+            LOG.info("{}: chunk {} of {} done ({} rows); {} of {} chunks, {} rows in {} s", round, d.splitId(),
                     d.table(), d.rows(), chunksDone, chunksTotal, rowsDone, secs);
         }
     }
@@ -347,7 +486,8 @@ final class SnapshotEnumerator implements SplitEnumerator<SnapshotSplit, Snapsho
         }
         return new SnapshotEnumeratorState(planned ? start.lsn() : 0, planned ? start.xids() : "", planned,
                 new ArrayList<>(unassigned), chunksTotal, chunksDone, rowsDone,
-                complete, new ArrayList<>(toastOutstanding), coveredSpec, planned ? start.waitXid() : 0);
+                complete, new ArrayList<>(toastOutstanding), coveredSpec, planned ? start.waitXid() : 0,
+                new ArrayList<>(copiesPlanned));
     }
 
     @Override
@@ -356,8 +496,9 @@ final class SnapshotEnumerator implements SplitEnumerator<SnapshotSplit, Snapsho
             complete = true;
             chunksDone = chunksTotal;
             closeSnapshot();
-            LOG.info("initial snapshot complete: {} rows in {} chunks ({} s)", rowsDone, chunksTotal,
+            LOG.info("{} complete: {} rows in {} chunks ({} s)", round, rowsDone, chunksTotal,
                     (System.currentTimeMillis() - startedAt) / 1000);
+            copyIdle = true;
         }
     }
 
@@ -375,5 +516,10 @@ final class SnapshotEnumerator implements SplitEnumerator<SnapshotSplit, Snapsho
     @Override
     public void close() {
         closeSnapshot();
+        copyIdle = false;
+        ClickHouseConnection c = requestsConnection;
+        if (c != null) {
+            c.close();
+        }
     }
 }

@@ -21,16 +21,26 @@ import java.util.List;
  *     format version 1, which did not record it
  * @param startWaitXid the full xid every transaction that can have written WAL below the start point is below (0: not
  *     recorded, version 1; the start snapshot's xmax stands in)
+ * @param copiesPlanned the copy requests ({@link io.walshadow.clickhouse.CopyRequests#key}) a round was planned for
+ *     (a table attached as a partition with rows the WAL does not hold); empty before version 3
  */
 public record SnapshotEnumeratorState(long startLsn, String startXids, boolean planned, List<SnapshotSplit> unassigned, int chunksTotal, int chunksDone,
                                       long rowsDone, boolean complete, List<String> toastOutstanding, String coveredSpec,
-                                      long startWaitXid) {
+                                      long startWaitXid, List<String> copiesPlanned) {
     /** The filter the plan was made with is not recorded (state version 1). */
     public static final String COVERED_UNKNOWN = "(not recorded)";
 
     public SnapshotEnumeratorState {
         unassigned = List.copyOf(unassigned);
         toastOutstanding = List.copyOf(toastOutstanding);
+        copiesPlanned = List.copyOf(copiesPlanned);
+    }
+
+    public SnapshotEnumeratorState(long startLsn, String startXids, boolean planned, List<SnapshotSplit> unassigned,
+                                   int chunksTotal, int chunksDone, long rowsDone, boolean complete,
+                                   List<String> toastOutstanding, String coveredSpec, long startWaitXid) {
+        this(startLsn, startXids, planned, unassigned, chunksTotal, chunksDone, rowsDone, complete, toastOutstanding,
+                coveredSpec, startWaitXid, List.of());
     }
 
     public static SnapshotEnumeratorState initial() {

@@ -12,11 +12,12 @@ import org.apache.flink.core.memory.DataOutputSerializer;
 /**
  * Versioned form of {@link SnapshotEnumeratorState}. Version 1: start LSN and running xids (Flink StringValue), planned, complete, chunks total and done, rows done,
  * the unassigned splits ({@link SnapshotSplitSerializer} version 1), the outstanding TOAST split ids (count, strings).
- * Version 2 appends the covered filter spec (bool present, string) and the start point's wait xid (long).
+ * Version 2 appends the covered filter spec (bool present, string) and the start point's wait xid (long); version 3
+ * the keys of the copy requests planned (count, strings).
  */
 public final class SnapshotEnumeratorStateSerializer implements SimpleVersionedSerializer<SnapshotEnumeratorState> {
     public static final SnapshotEnumeratorStateSerializer INSTANCE = new SnapshotEnumeratorStateSerializer();
-    static final int VERSION = 2;
+    static final int VERSION = 3;
 
     @Override
     public int getVersion() {
@@ -46,6 +47,10 @@ public final class SnapshotEnumeratorStateSerializer implements SimpleVersionedS
             Wire.writeString(out, s.coveredSpec());
         }
         out.writeLong(s.startWaitXid());
+        out.writeInt(s.copiesPlanned().size());
+        for (String key : s.copiesPlanned()) {
+            out.writeUTF(key);
+        }
         return out.getCopyOfBuffer();
     }
 
@@ -87,7 +92,18 @@ public final class SnapshotEnumeratorStateSerializer implements SimpleVersionedS
         } else {
             covered = planned ? SnapshotEnumeratorState.COVERED_UNKNOWN : null;
         }
+        List<String> copies = new ArrayList<>();
+        if (version >= 3) {
+            int c = in.readInt();
+            if (c < 0 || c > in.available()) {
+                throw new IOException("snapshot enumerator state: " + c + " copy requests in " + in.available()
+                        + " bytes");
+            }
+            for (int i = 0; i < c; i++) {
+                copies.add(in.readUTF());
+            }
+        }
         return new SnapshotEnumeratorState(startLsn, startXids, planned, unassigned, total, done, rows, complete, toast,
-                covered, waitXid);
+                covered, waitXid, copies);
     }
 }

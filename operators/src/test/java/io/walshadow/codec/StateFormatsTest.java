@@ -180,7 +180,8 @@ class StateFormatsTest {
                     List.of(new SnapshotEnumeratorState(0x2_0000_1000L, "834:840:835,836", true,
                             List.of(SnapshotSplit.fresh(Samples.descriptor(), 7, 0, 64),
                                     SnapshotSplit.toastChunk(Samples.descriptor(), 7, 64, -1)), 10, 8, 1_000_000,
-                            false, List.of("16400@64"), "include=public.*;exclude=", 841))),
+                            false, List.of("16400@64"), "include=public.*;exclude=", 841,
+                            List.of("16502@8589942784")))),
             new Format("sink-writer", "sink", SinkWriterStateSerializer.INSTANCE.getVersion(), true,
                     versioned(SinkWriterStateSerializer.INSTANCE), null, List.of(writerState())),
             new Format("sink-batch", "sink (committable)", SinkBatchSerializer.INSTANCE.getVersion(), true,
@@ -362,7 +363,8 @@ class StateFormatsTest {
                         Map.of(16401, "ok"))), HSTORE), Map.of()),
                 List.of(new QuarantinedTable((int) 3_000_000_001L, "s", "t", 0x1_0000_0010L,
                         "cannot write s.t.d of the change at 1/10: a date past 2105")),
-                Map.of(16500, 16400, (int) 3_000_000_002L, (int) 3_000_000_003L));
+                Map.of(16500, 16400, (int) 3_000_000_002L, (int) 3_000_000_003L),
+                Map.of(16502, 0x2_0000_2000L, (int) 3_000_000_004L, 0x1_0000_0000L));
     }
 
     private static SinkBatch batch() {
@@ -377,7 +379,8 @@ class StateFormatsTest {
                 new SinkStep.PartitionBarrier("s__root", (int) 3_000_000_123L, List.of("_partition", "_tid_block",
                         "_tid_offset"), 0x1_0000_0100L, 0x1_0000_0200L),
                 new SinkStep.CopyPartition("s__root", "s__leaf", 16500, false, List.of("a", "_lsn"), List.of("a", "_lsn")),
-                new SinkStep.CopyPartition("s__own", "s__root", 16501, true, List.of("b", "_lsn"), List.of("b2", "_lsn"))),
+                new SinkStep.CopyPartition("s__own", "s__root", 16501, true, List.of("b", "_lsn"), List.of("b2", "_lsn")),
+                new SinkStep.RequestCopy("_walshadow_copy_requests", "sink-a", 16502, 16499, 0x2_0000_2000L)),
                 3, 99, 41, 0x2_0000_0000L, (1L << 32) | 7, 123456789L, 0x8000_0000_0000_0001L);
     }
 

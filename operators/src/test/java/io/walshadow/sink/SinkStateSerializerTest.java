@@ -48,7 +48,7 @@ class SinkStateSerializerTest {
         SinkBatch read = SinkBatchSerializer.INSTANCE.deserialize(3, withoutAttempt(v3));
         assertEquals(v3, read);
         assertEquals(0, read.attempt(), "no attempt: inserts take every staged row, as before");
-        assertThrows(StateFormatException.class, () -> SinkBatchSerializer.INSTANCE.deserialize(6, new byte[0]));
+        assertThrows(StateFormatException.class, () -> SinkBatchSerializer.INSTANCE.deserialize(7, new byte[0]));
     }
 
     /** The version-4 bytes of {@code b} without its attempt: the 8 bytes before the step count. */

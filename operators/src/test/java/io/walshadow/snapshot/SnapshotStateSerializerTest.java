@@ -37,9 +37,10 @@ class SnapshotStateSerializerTest {
         SnapshotEnumeratorState s = new SnapshotEnumeratorState(0x2_0000_1000L, "834:840:835,836", true,
                 List.of(SnapshotSplit.fresh(Samples.descriptor(), 7, 0, 64),
                         SnapshotSplit.toastChunk(Samples.descriptor(), 7, 64, -1)), 10, 8, 1_000_000, false,
-                List.of("16400@64"), "include=public.*;exclude=", 841);
+                List.of("16400@64"), "include=public.*;exclude=", 841, List.of("16502@8589942784", "16503@1"));
         var ser = SnapshotEnumeratorStateSerializer.INSTANCE;
         SnapshotEnumeratorState back = ser.deserialize(ser.getVersion(), ser.serialize(s));
+        assertEquals(s.copiesPlanned(), back.copiesPlanned());
         assertArrayEquals(ser.serialize(s), ser.serialize(back));
         assertEquals(List.of(s.startLsn(), s.startXids(), s.planned(), s.chunksTotal(), s.chunksDone(), s.rowsDone(),
                 s.complete(), s.toastOutstanding(), s.unassigned().size(), s.coveredSpec(), s.startWaitXid()),
@@ -56,12 +57,14 @@ class SnapshotStateSerializerTest {
         var ser = SnapshotEnumeratorStateSerializer.INSTANCE;
         SnapshotEnumeratorState planned = new SnapshotEnumeratorState(0x1000, "5:9:", true, List.of(), 3, 3, 30, true,
                 List.of(), null, 0);
-        byte[] v2 = ser.serialize(planned);
+        byte[] v3 = ser.serialize(planned);
+        byte[] v2 = java.util.Arrays.copyOf(v3, v3.length - 4); // version 2 ends before the copy requests' count
+        assertEquals(List.of(), ser.deserialize(2, v2).copiesPlanned());
         byte[] v1 = java.util.Arrays.copyOf(v2, v2.length - 9); // version 1 ends before the covered spec's flag
         assertEquals(SnapshotEnumeratorState.COVERED_UNKNOWN, ser.deserialize(1, v1).coveredSpec());
         SnapshotEnumeratorState unplanned = SnapshotEnumeratorState.initial();
-        byte[] u2 = ser.serialize(unplanned);
-        assertEquals(null, ser.deserialize(1, java.util.Arrays.copyOf(u2, u2.length - 9)).coveredSpec());
+        byte[] u3 = ser.serialize(unplanned);
+        assertEquals(null, ser.deserialize(1, java.util.Arrays.copyOf(u3, u3.length - 13)).coveredSpec());
     }
 
     @Test

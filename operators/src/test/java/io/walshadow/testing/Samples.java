@@ -230,6 +230,7 @@ public final class Samples {
                 d.relpersistence(), d.replicaIdentity(), d.toastRelOid(), d.columns(), d.identityAttnums());
         List<CatalogChange> out = new ArrayList<>();
         out.add(new CatalogChange(16390, null, d, null, null));
+        out.add(new CatalogChange(16391, null, d, null, null, true)); // attached with rows the WAL does not hold
         out.add(new CatalogChange(16390, d, moved, null, null));
         out.add(new CatalogChange(0x8000_0002, descriptor2(), null,
                 new Ambiguity(0x8000_0002, "public.t2", 0x4000, List.of(1601, 0xFFFF_FFFE), "renamed ahead"), null));
