@@ -105,7 +105,7 @@ public record JobConfig(PgConnectionConfig pg, WalSourceOptions source, String i
                 io.walshadow.types.UndecodableColumns.parse(string(p, JobOptions.TYPES_UNDECODABLE),
                         string(p, JobOptions.TYPES_UNDECODABLE_COLUMNS)), partitionRoots,
                 new LocalEndpoints(port(p, JobOptions.LOCAL_WEB_PORT), port(p, JobOptions.LOCAL_METRICS_PORT),
-                        string(p, JobOptions.LOCAL_RESTORE_FROM)));
+                        restorePath(p)));
     }
 
     /** The table filter these settings describe (patterns and how partitions replicate). */
@@ -334,6 +334,11 @@ public record JobConfig(PgConnectionConfig pg, WalSourceOptions source, String i
 
     private static String required(ParameterTool p, ConfigOption<String> o) {
         return required(p, o.key());
+    }
+
+    private static String restorePath(ParameterTool p) {
+        String v = string(p, JobOptions.LOCAL_RESTORE_FROM);
+        return v == null ? null : LocalEndpoints.restorePath(v);
     }
 
     private static int port(ParameterTool p, ConfigOption<Integer> o) {

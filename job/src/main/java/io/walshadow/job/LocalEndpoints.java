@@ -34,20 +34,31 @@ public record LocalEndpoints(int webPort, int metricsPort, String restoreFrom) {
             flink.setString("metrics.reporter." + REPORTER + ".port", String.valueOf(metricsPort));
         }
         if (restoreFrom != null) {
-            java.nio.file.Path path = java.nio.file.Path.of(restoreFrom.replaceFirst("^file://", ""));
-            if (!java.nio.file.Files.exists(path.getFileName().toString().equals("_metadata") ? path
-                    : path.resolve("_metadata"))) {
-                throw new IllegalArgumentException("setting --" + JobOptions.LOCAL_RESTORE_FROM.key() + " '"
-                        + restoreFrom + "': no savepoint or completed checkpoint there (no _metadata)");
-            }
-            flink.set(org.apache.flink.configuration.StateRecoveryOptions.SAVEPOINT_PATH, path.toString());
+            flink.set(org.apache.flink.configuration.StateRecoveryOptions.SAVEPOINT_PATH, restoreFrom);
         }
+    }
+
+    /**
+     * The savepoint or checkpoint directory {@code setting} names (a {@code file://} URI, a directory or its
+     * {@code _metadata}), refused when it holds no completed one.
+     */
+    static String restorePath(String setting) {
+        java.nio.file.Path path = java.nio.file.Path.of(setting.replaceFirst("^file://", ""));
+        if (path.getFileName() != null && path.getFileName().toString().equals("_metadata")) {
+            path = path.getParent();
+        }
+        if (!java.nio.file.Files.exists(path.resolve("_metadata"))) {
+            throw new IllegalArgumentException("setting --" + JobOptions.LOCAL_RESTORE_FROM.key() + " '" + setting
+                    + "': no savepoint or completed checkpoint there (no _metadata)");
+        }
+        return path.toString();
     }
 
     /** The line the local run prints, naming what it serves. */
     public String describe() {
         return (webPort > 0 ? "dashboard http://localhost:" + webPort + "/" : "no dashboard (local.web.port=0)") + ", "
                 + (metricsPort > 0 ? "Prometheus metrics http://localhost:" + metricsPort + "/metrics"
-                        : "no Prometheus endpoint (local.metrics.port=0)");
+                        : "no Prometheus endpoint (local.metrics.port=0)")
+                + (restoreFrom == null ? "" : "; restoring from " + restoreFrom);
     }
 }

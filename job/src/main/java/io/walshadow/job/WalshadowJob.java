@@ -70,8 +70,7 @@ public final class WalshadowJob {
         }
         if (System.getenv("FLINK_CONF_DIR") == null) { // a plain JVM: the embedded MiniCluster
             config.local().applyTo(flink);
-            LOG.info("walshadow: embedded MiniCluster: {}{}", config.local().describe(), config.local().restoreFrom() == null
-                    ? "" : "; restoring from " + config.local().restoreFrom());
+            LOG.info("walshadow: embedded MiniCluster: {}", config.local().describe());
         }
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(flink);
         try {

@@ -33,6 +33,10 @@ class JobConfigTest {
         IllegalArgumentException web = assertThrows(IllegalArgumentException.class,
                 () -> JobConfig.from(concat(MINIMAL, "--local.web.port", "70000"), Map.of()));
         assertTrue(web.getMessage().contains("local.web.port") && web.getMessage().contains("70000"), web.getMessage());
+        IllegalArgumentException restore = assertThrows(IllegalArgumentException.class,
+                () -> JobConfig.from(concat(MINIMAL, "--local.restore.from", "/nonexistent/chk-7"), Map.of()));
+        assertTrue(restore.getMessage().contains("local.restore.from") && restore.getMessage().contains("/nonexistent/chk-7"),
+                restore.getMessage());
     }
 
     @Test
