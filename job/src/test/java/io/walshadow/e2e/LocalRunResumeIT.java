@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.walshadow.clickhouse.ClickHouseConnection;
+import io.walshadow.testing.ExpectedFaults;
 import io.walshadow.testing.FlinkTestJobs;
 import io.walshadow.testing.LocalClickHouse;
 import io.walshadow.testing.LocalPg;
@@ -23,6 +24,7 @@ import org.junit.jupiter.api.Test;
  * ClickHouse equals PostgreSQL's and the commit log runs 1..N without a gap or a repeat. Then {@code --fresh}
  * starts over.
  */
+@ExpectedFaults("the local run stopped with Ctrl-C and started again")
 class LocalRunResumeIT {
     private static final Path REPO = Path.of("").toAbsolutePath().getParent();
 

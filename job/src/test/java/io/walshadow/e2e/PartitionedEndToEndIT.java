@@ -3,6 +3,7 @@ package io.walshadow.e2e;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.walshadow.testing.ExpectedFaults;
 import io.walshadow.testing.FlinkTestJobs;
 import io.walshadow.testing.LocalPg;
 import io.walshadow.buffer.TestMetricReporter;
@@ -22,6 +23,7 @@ import org.junit.jupiter.api.Test;
  * Oracles: PostgreSQL's own contents of each root, compared row by row, and per partition the row count by
  * {@code tableoid}, which must equal ClickHouse's by {@code _partition}; no partition has a table of its own.
  */
+@ExpectedFaults("the job killed and restored amid partition DDL, copy chunks held")
 class PartitionedEndToEndIT {
 
     @Test

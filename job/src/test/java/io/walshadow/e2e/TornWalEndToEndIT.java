@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 
 import io.walshadow.buffer.TestMetricReporter;
+import io.walshadow.testing.ExpectedFaults;
 import io.walshadow.testing.LocalPg;
 import java.sql.Connection;
 import java.time.Duration;
@@ -24,6 +25,7 @@ import org.junit.jupiter.api.Test;
  * one. What the server wrote is checked from outside with pg_walinspect.
  */
 @Tag("faults")
+@ExpectedFaults("torn and corrupt WAL, PostgreSQL killed mid-write")
 class TornWalEndToEndIT {
 
     @Test
