@@ -397,6 +397,155 @@ class PartitionedEndToEndIT {
     }
 
     /**
+     * Sub-partitioned tables (themselves PARTITION BY, rows in their leaves at two depths) attached as partitions of a
+     * replicated root: the attach changes only the attached table's catalog rows, not its leaves', yet every leaf's
+     * rows must reach the root's table. One outside the filter (its leaves copied from PostgreSQL, DML before and
+     * after the attach, the job killed while a larger one's copy runs and restored from its latest checkpoint); one
+     * replicated as a root of its own until its attach (its ClickHouse table gives its rows to the root's, as a plain
+     * table's does). Then both are detached again: the one outside the filter leaves the root's table
+     * ({@code tables.partitions.detached=remove}), the included one becomes a table of its own again. Oracles:
+     * PostgreSQL's root contents, rows per leaf ({@code tableoid}), the detached one's own contents.
+     */
+    @Test
+    void subPartitionedTablesAttachedWithRowsAreCopiedIntoTheRoot() throws Exception {
+        try (E2e e = new E2e("e2e_subatt")) {
+            String s = e.schema;
+            String x = s + "_x";
+            java.util.concurrent.atomic.AtomicBoolean slow = new java.util.concurrent.atomic.AtomicBoolean();
+            try {
+                String cols = " (id int, region text, v int, note text, PRIMARY KEY (id, region))";
+                LocalPg.exec(e.pg,
+                        "CREATE TABLE " + s + ".o" + cols + " PARTITION BY LIST (region)",
+                        "CREATE TABLE " + s + ".o_eu PARTITION OF " + s + ".o FOR VALUES IN ('eu')",
+                        "INSERT INTO " + s + ".o SELECT g, 'eu', g, 'eu' || g FROM generate_series(1, 100) g",
+                        "CREATE SCHEMA " + x,
+                        // outside the filter: mx, its leaf mx_lo (attached to it from a table of another column
+                        // order with a dropped column) and mx_hi, itself partitioned (leaves at the third level)
+                        "CREATE TABLE " + x + ".mx" + cols + " PARTITION BY RANGE (id)",
+                        "CREATE TABLE " + x + ".mx_lo (note text, junk int, v int, region text NOT NULL,"
+                                + " id int NOT NULL, PRIMARY KEY (id, region))",
+                        "ALTER TABLE " + x + ".mx_lo DROP COLUMN junk",
+                        "ALTER TABLE " + x + ".mx ATTACH PARTITION " + x + ".mx_lo FOR VALUES FROM (MINVALUE) TO (1000)",
+                        "CREATE TABLE " + x + ".mx_hi PARTITION OF " + x + ".mx FOR VALUES FROM (1000) TO (MAXVALUE)"
+                                + " PARTITION BY HASH (id)",
+                        "CREATE TABLE " + x + ".mx_hi0 PARTITION OF " + x + ".mx_hi FOR VALUES WITH (MODULUS 2,"
+                                + " REMAINDER 0)",
+                        "CREATE TABLE " + x + ".mx_hi1 PARTITION OF " + x + ".mx_hi FOR VALUES WITH (MODULUS 2,"
+                                + " REMAINDER 1)",
+                        "INSERT INTO " + x + ".mx SELECT g, 'mx', g, 'mx' || g FROM generate_series(1, 3000) g",
+                        // stored out of line: the copy reads them whole
+                        "INSERT INTO " + x + ".mx SELECT g, 'mx', g, repeat(md5(g::text), 300)"
+                                + " FROM generate_series(100001, 100003) g",
+                        // a larger one, outside the filter too, whose copy the job is killed in
+                        "CREATE TABLE " + x + ".us" + cols + " PARTITION BY HASH (id)",
+                        "CREATE TABLE " + x + ".us0 PARTITION OF " + x + ".us FOR VALUES WITH (MODULUS 2, REMAINDER 0)",
+                        "CREATE TABLE " + x + ".us1 PARTITION OF " + x + ".us FOR VALUES WITH (MODULUS 2, REMAINDER 1)",
+                        "INSERT INTO " + x + ".us SELECT g, 'us', g, 'us' || g FROM generate_series(1, 20000) g",
+                        // included: a partitioned table replicated as a root of its own until its attach
+                        "CREATE TABLE " + s + ".ow" + cols + " PARTITION BY RANGE (id)",
+                        "CREATE TABLE " + s + ".ow_a PARTITION OF " + s + ".ow FOR VALUES FROM (MINVALUE) TO (500)",
+                        "CREATE TABLE " + s + ".ow_b PARTITION OF " + s + ".ow FOR VALUES FROM (500) TO (MAXVALUE)"
+                                + " PARTITION BY HASH (id)",
+                        "CREATE TABLE " + s + ".ow_b0 PARTITION OF " + s + ".ow_b FOR VALUES WITH (MODULUS 2,"
+                                + " REMAINDER 0)",
+                        "CREATE TABLE " + s + ".ow_b1 PARTITION OF " + s + ".ow_b FOR VALUES WITH (MODULUS 2,"
+                                + " REMAINDER 1)",
+                        "INSERT INTO " + s + ".ow SELECT g, 'ow', g, 'ow' || g FROM generate_series(1, 1000) g");
+                // each chunk of the copy takes a while while armed: the kill lands in the middle of a round
+                io.walshadow.clickhouse.Faults.install(point -> {
+                    if (slow.get() && point.equals("snapshot.chunk.locked")) {
+                        try {
+                            Thread.sleep(150);
+                        } catch (InterruptedException ie) {
+                            Thread.currentThread().interrupt();
+                        }
+                    }
+                });
+                TestMetricReporter.METRICS.clear();
+                JobClient job = e.start(e.config("--snapshot.chunk.pages", "4"), null, 0);
+                e.awaitCaughtUp(Duration.ofMinutes(2));
+                e.awaitSnapshotComplete(Duration.ofMinutes(2));
+                assertEquals(1000, awaitRootEqual(e, s, "ow"), "ow replicated on its own");
+
+                LocalPg.exec(e.pg,
+                        // before the attach: outside the filter, not in the stream
+                        "UPDATE " + x + ".mx SET v = -v WHERE id <= 50 OR id BETWEEN 1500 AND 1550",
+                        "DELETE FROM " + x + ".mx_hi1 WHERE id BETWEEN 2000 AND 2100",
+                        "INSERT INTO " + x + ".mx VALUES (5000, 'mx', 1, 'before the attach')",
+                        // in the stream, into ow's own table
+                        "UPDATE " + s + ".ow SET v = -v WHERE id % 10 = 0",
+                        "DELETE FROM " + s + ".ow WHERE id BETWEEN 600 AND 620",
+                        "ALTER TABLE " + s + ".o ATTACH PARTITION " + x + ".mx FOR VALUES IN ('mx')",
+                        "ALTER TABLE " + s + ".o ATTACH PARTITION " + s + ".ow FOR VALUES IN ('ow')",
+                        // after: changes of copied rows, deletes in a leaf directly, inserts, moves between leaves
+                        // of the attached tables and in and out of them
+                        "UPDATE " + s + ".o SET v = v + 1000 WHERE region IN ('mx', 'ow') AND id BETWEEN 40 AND 80",
+                        "DELETE FROM " + x + ".mx_hi0 WHERE id BETWEEN 2500 AND 2600",
+                        "DELETE FROM " + s + ".ow_b1 WHERE id BETWEEN 700 AND 720",
+                        "INSERT INTO " + s + ".o SELECT g, 'mx', g, 'after' FROM generate_series(6000, 6020) g",
+                        "UPDATE " + s + ".o SET id = id + 50000 WHERE region IN ('mx', 'ow') AND id BETWEEN 100 AND 110",
+                        "UPDATE " + s + ".o SET region = 'mx', id = id + 10000 WHERE region = 'eu' AND id < 10",
+                        "UPDATE " + s + ".o SET region = 'eu', id = id + 20000 WHERE region = 'mx' AND id BETWEEN 120"
+                                + " AND 130",
+                        "UPDATE " + s + ".o SET region = 'ow', id = id + 30000 WHERE region = 'mx' AND id BETWEEN 140"
+                                + " AND 150");
+                e.awaitCaughtUp(Duration.ofMinutes(2));
+                awaitRootEqual(e, s, "o");
+                assertEquals(byPartitionInPg(e, s + ".o"), byPartitionInCh(e, s + "__o"), "rows per leaf");
+                assertEquals(3, TestMetricReporter.value("partitions_attached_copy_requested"), "mx's three leaves");
+                // ow's three leaves took the ClickHouse shortcut, none was copied from PostgreSQL
+                assertEquals(3, TestMetricReporter.value("partitions_moved_copied"), "ow's three leaves");
+                assertEquals(1, TestMetricReporter.value("partitions_attached_copied"), "ow");
+                assertEquals("0", e.ch.queryString("SELECT count() FROM system.tables WHERE database = '"
+                        + e.chDatabase + "' AND name = '" + s + "__ow'"), "ow's own table went aside at its attach");
+
+                // killed while the copy of us's leaves runs, restored from the latest checkpoint
+                long doneBefore = TestMetricReporter.value("chunks_done");
+                slow.set(true);
+                LocalPg.exec(e.pg, "ALTER TABLE " + s + ".o ATTACH PARTITION " + x + ".us FOR VALUES IN ('us')",
+                        "UPDATE " + s + ".o SET v = 7 WHERE region = 'us' AND id < 20");
+                FlinkTestJobs.awaitTrue(() -> "the copy of us is under way", Duration.ofMinutes(2), () -> {
+                    e.failFastIfAJobFailed();
+                    return TestMetricReporter.value("chunks_done") >= doneBefore + 5;
+                });
+                long done = TestMetricReporter.value("chunks_done");
+                long total = TestMetricReporter.value("chunks_total");
+                assertTrue(done < total, "killed in the middle of the copy: " + done + " of " + total);
+                job.cancel().get();
+                slow.set(false);
+                LocalPg.exec(e.pg, "DELETE FROM " + s + ".o WHERE region = 'us' AND id BETWEEN 20 AND 40",
+                        "UPDATE " + x + ".us1 SET v = 8 WHERE id BETWEEN 41 AND 60");
+                job = e.start(e.config("--snapshot.chunk.pages", "4"), FlinkTestJobs.latestCheckpoint(e.checkpoints), 0);
+                LocalPg.exec(e.pg, "INSERT INTO " + s + ".o VALUES (30000, 'us', 1, 'after the restore')",
+                        "UPDATE " + s + ".o SET v = 9 WHERE region = 'us' AND id BETWEEN 61 AND 70");
+                e.awaitCaughtUp(Duration.ofMinutes(2));
+                int rows = awaitRootEqual(e, s, "o");
+                assertEquals(byPartitionInPg(e, s + ".o"), byPartitionInCh(e, s + "__o"), "rows per leaf");
+                assertTrue(rows > 23000, "rows: " + rows);
+
+                // detached again: mx (outside the filter) leaves the root's table; ow is a table of its own again
+                LocalPg.exec(e.pg, "ALTER TABLE " + s + ".o DETACH PARTITION " + x + ".mx",
+                        "ALTER TABLE " + s + ".o DETACH PARTITION " + s + ".ow",
+                        "UPDATE " + x + ".mx SET v = 11 WHERE id < 100",
+                        "UPDATE " + s + ".ow SET v = 12 WHERE id < 100",
+                        "INSERT INTO " + s + ".o VALUES (40000, 'eu', 1, 'after the detach')");
+                e.awaitCaughtUp(Duration.ofMinutes(2));
+                int left = TableComparison.assertEqual(e.pg, e.ch, s, "o");
+                assertEquals(byPartitionInPg(e, s + ".o"), byPartitionInCh(e, s + "__o"), "rows per leaf");
+                assertEquals(0L, Long.parseLong(e.ch.queryString("SELECT count() FROM `" + e.chDatabase + "`.`" + s
+                        + "__o` FINAL WHERE region IN ('mx', 'ow') AND _is_deleted = 0")), "no row of mx or ow");
+                int own = TableComparison.assertEqual(e.pg, e.ch, s, "ow");
+                assertTrue(own > 900, "ow's own table: " + own);
+                System.out.println("sub-partitioned attach: root equal to PostgreSQL, " + rows + " rows; after the"
+                        + " detaches " + left + ", ow's own " + own);
+            } finally {
+                io.walshadow.clickhouse.Faults.install(null);
+                LocalPg.exec(e.pg, "DROP SCHEMA IF EXISTS " + x + " CASCADE");
+            }
+        }
+    }
+
+    /**
      * The copy of a table attached with rows is read, then held back until the partition has left its root (one
      * detached, one dropped) and that is committed in ClickHouse: its rows reach the sink after the partition left,
      * and must not come back into the root's table (dropped and counted as superseded).

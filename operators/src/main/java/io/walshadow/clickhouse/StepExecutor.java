@@ -95,10 +95,12 @@ public final class StepExecutor {
         } else if (step instanceof SinkStep.CopyPartition c) {
             if (exists(t) && exists(c.to())) {
                 String part = Integer.toUnsignedString(c.partition());
+                // into a root from a table of no partitions: _partition is the attached table's oid
+                boolean setPartition = c.intoRoot() && !c.into().contains(DestinationSchema.PARTITION);
                 sql("INSERT INTO " + name(c.to()) + " (" + String.join(", ", c.into().stream()
-                        .map(DestinationSchema::quote).toList()) + (c.intoRoot() ? ", " + quote(DestinationSchema
+                        .map(DestinationSchema::quote).toList()) + (setPartition ? ", " + quote(DestinationSchema
                         .PARTITION) : "") + ") SELECT " + String.join(", ", c.from()) // expressions, quoted
-                        + (c.intoRoot() ? ", toUInt32(" + part + ")" : "")
+                        + (setPartition ? ", toUInt32(" + part + ")" : "")
                         + " FROM " + name(t) + " FINAL"
                         // every version of a key has one _partition, so the filter cannot split a key's versions
                         + (c.intoRoot() ? "" : " WHERE " + quote(DestinationSchema.PARTITION) + " = " + part));

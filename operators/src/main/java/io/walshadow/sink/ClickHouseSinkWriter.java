@@ -1,6 +1,7 @@
 package io.walshadow.sink;
 
 import io.walshadow.catalog.CatalogChange;
+import io.walshadow.catalog.PartitionOf;
 import io.walshadow.buffer.Drained;
 import io.walshadow.buffer.DrainedCatalog;
 import io.walshadow.buffer.DrainedChange;
@@ -159,6 +160,9 @@ final class ClickHouseSinkWriter implements CommittingSinkWriter<Drained, SinkBa
     private final Counter partitionsCopied;
     private final Counter partitionsAttachedCopied;
     private final Counter partitionsAttachRequested;
+    private final Counter partitionsMovedCopied;
+    /** The roots of their own the catalog change being applied attached below another root. */
+    private Set<Integer> attachedRoots = Set.of();
     private final Counter partitionRowsLeft;
     private final Quarantine quarantine;
 
@@ -216,6 +220,7 @@ final class ClickHouseSinkWriter implements CommittingSinkWriter<Drained, SinkBa
         partitionsCopied = g.counter("partitions_detached_copied");
         partitionsAttachedCopied = g.counter("partitions_attached_copied");
         partitionsAttachRequested = g.counter("partitions_attached_copy_requested");
+        partitionsMovedCopied = g.counter("partitions_moved_copied");
         partitionRowsLeft = g.counter("partition_rows_skipped_left_root");
         Counter retries = g.counter("writer_retries");
         ch = options.connect();
@@ -330,7 +335,15 @@ final class ClickHouseSinkWriter implements CommittingSinkWriter<Drained, SinkBa
             types.add(cat.types()); // the changed tables' types as of the commit
         }
         loadTypes();
+        // roots of their own attached below another root (ATTACH of a sub-partitioned table): their partitions move
+        // to the other root in this commit, and their rows there are copied before their own table goes
+        attachedRoots = snapshot ? Set.of() : attachedRoots(cat.changes());
+        List<CatalogChange> attached = new ArrayList<>();
         for (CatalogChange change : cat.changes()) {
+            if (attachedRoots.contains(change.relOid())) {
+                attached.add(change);
+                continue;
+            }
             if (snapshot && lateSnapshotRow(change.relOid(), change.after().locator())) {
                 continue; // an empty table of the snapshot the stream has since rewritten or dropped
             }
@@ -372,6 +385,57 @@ final class ClickHouseSinkWriter implements CommittingSinkWriter<Drained, SinkBa
                 rewrittenTo.put(change.relOid(), change.after().locator());
             }
         }
+        for (CatalogChange change : attached) {
+            attachedRoot(change, cat.commitLsn());
+        }
+    }
+
+    /**
+     * The roots of their own the commit made partitions of another root: gone as roots (a partitioned table below
+     * another is not followed on its own), while partitions they routed now route to another root. (A root dropped
+     * in a transaction that also moved one of its partitions elsewhere looks the same: its other partitions' rows
+     * end in its table as they would, and only the moved ones are copied.)
+     */
+    private Set<Integer> attachedRoots(List<CatalogChange> changes) {
+        Set<Integer> gone = new HashSet<>();
+        for (CatalogChange c : changes) {
+            if (c.after() == null && c.before() != null && !routed(c.before())
+                    && PartitionOf.isRootLocator(c.before().locator())) {
+                gone.add(c.relOid());
+            }
+        }
+        Set<Integer> out = new HashSet<>();
+        for (CatalogChange c : changes) {
+            if (routed(c.before()) && routed(c.after()) && gone.contains(c.before().partition().root().relOid())
+                    && c.after().partition().root().relOid() != c.before().partition().root().relOid()) {
+                out.add(c.before().partition().root().relOid());
+            }
+        }
+        return out;
+    }
+
+    /**
+     * A root of its own attached below another root: its partitions' rows have been copied into the other root's
+     * table ({@link #partitionChange}); its own table goes as a dropped table's does, as a plain table's at its
+     * attach.
+     */
+    private void attachedRoot(CatalogChange change, long commitLsn) {
+        int rel = change.relOid();
+        droppedRelations.add(rel);
+        targets.remove(rel);
+        DestTable own = tables.remove(rel);
+        if (own == null) {
+            return;
+        }
+        droppedInCommit.add(rel);
+        String aside = own.destName() + "__attached_" + Lsn.format(commitLsn).replace('/', '_');
+        addSteps(List.of(options.dropTables() ? new SinkStep.DropTable(own.destName())
+                : new SinkStep.RenameTable(own.destName(), aside)));
+        partitionsAttachedCopied.inc();
+        LOG.info("sink {}: {} was attached below another partitioned table at {}: its partitions' rows went from {}"
+                + " to their new root's table; {} is then {}", sinkId, change.before().qualifiedName(),
+                Lsn.format(commitLsn), own.destName(), own.destName(),
+                options.dropTables() ? "dropped (clickhouse.on.drop drop)" : "renamed to " + aside);
     }
 
     private static boolean routed(RelationDescriptor d) {
@@ -404,7 +468,13 @@ final class ClickHouseSinkWriter implements CommittingSinkWriter<Drained, SinkBa
             if (dest != null && left && a != null && !routed(a) && tables.get(leaf) == null) {
                 ownTable(dest, a); // detached, and included on its own: a table of its own from its rows there
             }
-            if (dest != null && left && !options.keepDetachedRows()) {
+            if (left && routed(a)) {
+                // moved to another root with the partitioned table above it (attached below that root, or detached
+                // from this one and a root of its own since): its rows in this root's table go with it
+                moved(dest, a, commitLsn);
+            }
+            // a root attached below another keeps its table as it was (renamed aside, or dropped, after the copies)
+            if (dest != null && left && !options.keepDetachedRows() && !attachedRoots.contains(root)) {
                 endPartition(dest, leaf, commitLsn, commitLsn); // its rows, this transaction's too, end here
                 partitionsEnded.inc();
             } else if (dest != null && rewritten && dest.keyedByTid()) {
@@ -433,6 +503,29 @@ final class ClickHouseSinkWriter implements CommittingSinkWriter<Drained, SinkBa
                     a.partition().root().qualifiedName(), Lsn.format(commitLsn), a.partition().root().qualifiedName(),
                     own == null ? "" : "; its own ClickHouse table " + own.destName() + " is kept, no longer written");
         }
+    }
+
+    /**
+     * A partition that moves from one root to another with a partitioned table above it: its rows as of this commit
+     * go from the old root's table ({@code from}) to the new one's, {@code _partition}, versions and TIDs kept (the
+     * old table holds every earlier commit). Without the old table, the rows are copied from PostgreSQL.
+     */
+    private void moved(DestTable from, RelationDescriptor leaf, long commitLsn) {
+        RelationDescriptor root = leaf.partition().root();
+        DestTable into = tables.get(root.relOid());
+        if (into == null && !droppedInCommit.contains(root.relOid())) {
+            into = create(root);
+        }
+        if (from == null || into == null) {
+            if (into != null) {
+                requestCopy(leaf, commitLsn);
+            }
+            return;
+        }
+        List<String>[] cols = sameColumns(from, into);
+        addSteps(List.of(new SinkStep.CopyPartition(from.destName(), into.destName(), leaf.relOid(), false, cols[0],
+                cols[1])));
+        partitionsMovedCopied.inc();
     }
 
     /**
@@ -504,8 +597,10 @@ final class ClickHouseSinkWriter implements CommittingSinkWriter<Drained, SinkBa
         }
         List<String> fromCols = SinkTables.columns(from);
         List<String> intoCols = SinkTables.columns(into);
+        // _partition only between two roots' tables (a partition moving with a partitioned table above it)
         for (String meta : List.of(DestinationSchema.LSN, DestinationSchema.COMMIT_LSN, DestinationSchema.XID,
-                DestinationSchema.IS_DELETED, DestinationSchema.TID_BLOCK, DestinationSchema.TID_OFFSET)) {
+                DestinationSchema.IS_DELETED, DestinationSchema.TID_BLOCK, DestinationSchema.TID_OFFSET,
+                DestinationSchema.PARTITION)) {
             if (fromCols.contains(meta) && intoCols.contains(meta)) {
                 f.add(DestinationSchema.quote(meta));
                 t.add(meta);
