@@ -2,7 +2,9 @@ package io.walshadow.e2e;
 
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.walshadow.buffer.TestMetricReporter;
 import io.walshadow.job.LocalEndpoints;
+import io.walshadow.job.StatusLineReporter;
 import io.walshadow.testing.FlinkTestJobs;
 import io.walshadow.testing.LocalPg;
 import io.walshadow.wal.Lsn;
@@ -38,14 +40,38 @@ class ObservabilityEndToEndIT {
     void theDashboardShowsTheJobRunningWithItsOperators() throws Exception {
         Path chromium = Path.of("/usr/bin/chromium");
         assertTrue(Files.isExecutable(chromium), "Debian's chromium is installed (deploy/local/stack.sh test-tools)");
-        try (E2e e = new E2e("e2e_dash")) {
-            LocalPg.exec(e.pg, "CREATE TABLE " + e.schema + ".t (id int PRIMARY KEY, v text)");
+        try (E2e e = new E2e("e2e_dash"); CapturedLog console = new CapturedLog("io.walshadow.job.status")) {
+            LocalPg.exec(e.pg, "CREATE TABLE " + e.schema + ".t (id int PRIMARY KEY, v text)",
+                    // rows before the start: the initial snapshot copies them, a few pages a chunk
+                    "CREATE TABLE " + e.schema + ".c (id int PRIMARY KEY, v text)",
+                    "INSERT INTO " + e.schema + ".c SELECT g, repeat('c', 200) FROM generate_series(1, 3000) g");
             int port = freePort();
             int metricsPort = freePort();
             new LocalEndpoints(port, metricsPort).applyTo(e.flink);
-            JobClient job = e.start();
+            StatusLineReporter.applyTo(e.flink, Duration.ofSeconds(1));
+            // the copy's second chunk of c is held: the copy runs, with a rate from its first chunk
+            java.util.concurrent.CountDownLatch held = new java.util.concurrent.CountDownLatch(1);
+            java.util.concurrent.Semaphore release = new java.util.concurrent.Semaphore(0);
+            java.util.concurrent.atomic.AtomicInteger chunksOfC = new java.util.concurrent.atomic.AtomicInteger();
+            JobClient job;
+            io.walshadow.clickhouse.Faults.install(point -> {
+                if (point.equals("snapshot.chunk.read " + e.schema + ".c") && chunksOfC.incrementAndGet() == 2) {
+                    held.countDown();
+                    release.acquireUninterruptibly();
+                }
+            });
+            try {
+                job = e.start(e.config("--snapshot.parallelism", "1", "--snapshot.chunk.pages", "8"), null, 0);
+                assertTrue(held.await(3, TimeUnit.MINUTES), "the copy reaches the second chunk of c");
+                copyLineIsTheSnapshotsProgress(console);
+            } finally {
+                io.walshadow.clickhouse.Faults.install(null);
+                release.release(100);
+            }
+            e.awaitCaughtUp(Duration.ofMinutes(2));
             LocalPg.exec(e.pg, "INSERT INTO " + e.schema + ".t SELECT g, 'v' FROM generate_series(1, 100) g");
             e.awaitCaughtUp(Duration.ofMinutes(2));
+            lineIsTheJobsLagAndWatermark(e, console);
             String status = status(e, port, metricsPort);
             // deploy/local/status.sh: the job, its slot, its rates and its watermark, as a person asks for them
             assertTrue(status.contains(": RUNNING for "), status);
@@ -134,6 +160,72 @@ class ObservabilityEndToEndIT {
                     prom.destroyForcibly();
                 }
             }
+        }
+    }
+
+    /** "copy k of N chunks, r rows, ETA ..." of the console's status line. */
+    private static final Pattern COPY = Pattern.compile(".* \\| copy (\\d+) of (\\d+) chunks, (\\d+) rows, ETA (.+)");
+    /** "WAL lag n bytes ... | r rows/s | visible up to X/Y, committed ..." of the console's status line. */
+    private static final Pattern STREAM = Pattern.compile(
+            "WAL lag (\\d+) bytes.* \\| ([0-9.]+) rows/s \\| visible up to ([0-9A-F]+/[0-9A-F]+), committed .+ ago");
+
+    /**
+     * While a chunk is held, the console's status line shows the copy: its chunks and rows are what the snapshot
+     * coordinator's metrics say (read before and after the line), with an ETA from the chunks done.
+     */
+    private static void copyLineIsTheSnapshotsProgress(CapturedLog console) throws Exception {
+        String[] last = {"none"};
+        FlinkTestJobs.awaitTrue(() -> "a status line with the copy's progress, as the snapshot metrics say it (chunks "
+                + TestMetricReporter.value("chunks_done") + " of " + TestMetricReporter.value("chunks_total") + ", rows "
+                + TestMetricReporter.value("rows_done") + "); last line: " + last[0], Duration.ofSeconds(60), () -> {
+                    String before = copyMetrics();
+                    String line = next(console);
+                    if (line == null) {
+                        return false;
+                    }
+                    last[0] = line;
+                    Matcher m = COPY.matcher(line);
+                    return m.matches() && before.equals(copyMetrics()) && !before.startsWith("0 ")
+                            && (m.group(1) + " " + m.group(2) + " " + m.group(3)).equals(before)
+                            && m.group(4).matches("[0-9.]+ (ms|s)|\\d+ min \\d+ s");
+                });
+    }
+
+    /** chunks_done chunks_total rows_done of the snapshot coordinator. */
+    private static String copyMetrics() {
+        return TestMetricReporter.value("chunks_done") + " " + TestMetricReporter.value("chunks_total") + " "
+                + TestMetricReporter.value("rows_done");
+    }
+
+    /**
+     * Caught up, the console's status line says the WAL lag the source's gauge says (read before and after the line)
+     * and the watermark ClickHouse's {@code _walshadow_committed} holds, and no copy any more.
+     */
+    private static void lineIsTheJobsLagAndWatermark(E2e e, CapturedLog console) throws Exception {
+        String[] last = {"none"};
+        FlinkTestJobs.awaitTrue(() -> "a status line with the lag gauge's value (" + TestMetricReporter.value("lagBytes")
+                + ") and the watermark in ClickHouse (" + Lsn.format(e.committedLsn()) + "); last line: " + last[0],
+                Duration.ofSeconds(60), () -> {
+                    long lag = TestMetricReporter.value("lagBytes");
+                    String watermark = Lsn.format(e.committedLsn());
+                    String line = next(console);
+                    if (line == null) {
+                        return false;
+                    }
+                    last[0] = line;
+                    Matcher m = STREAM.matcher(line);
+                    return m.matches() && lag == TestMetricReporter.value("lagBytes") && Long.parseLong(m.group(1)) == lag
+                            && watermark.equals(Lsn.format(e.committedLsn())) && m.group(3).equals(watermark);
+                });
+    }
+
+    /** The console's next status line (up to 5 s). */
+    private static String next(CapturedLog console) {
+        try {
+            return console.next(console.lines().size(), 5000);
+        } catch (InterruptedException x) {
+            Thread.currentThread().interrupt();
+            return null;
         }
     }
 
