@@ -101,12 +101,15 @@ class ObservabilityEndToEndIT {
     void prometheusScrapesTheLagAndTheRowsPerSecondWhileAWorkloadRuns() throws Exception {
         Path prometheus = Path.of("/usr/bin/prometheus");
         assertTrue(Files.isExecutable(prometheus), "Debian's prometheus is installed (deploy/local/stack.sh test-tools)");
-        try (E2e e = new E2e("e2e_prom")) {
+        try (E2e e = new E2e("e2e_prom"); CapturedLog console = new CapturedLog("io.walshadow.job.status")) {
             LocalPg.exec(e.pg, "CREATE TABLE " + e.schema + ".t (id serial PRIMARY KEY, v text)");
             int metricsPort = freePort();
             new LocalEndpoints(0, metricsPort).applyTo(e.flink);
+            StatusLineReporter.applyTo(e.flink, Duration.ofSeconds(1));
             e.start();
             String exposed = get("http://127.0.0.1:" + metricsPort + "/metrics");
+            // kept for a person reading what the job exports (docs/operations.md lists them)
+            Files.writeString(Files.createDirectories(Path.of("target")).resolve("metrics-" + e.schema + ".txt"), exposed);
             String lag = metricName(exposed, "wal_lagBytes");
             String received = metricName(exposed, "wal_receivedLsn");
             String rows = metricName(exposed, "rows_staged_per_second");
@@ -151,6 +154,9 @@ class ObservabilityEndToEndIT {
                 double receivedAfter = max(query(api, received));
                 assertTrue(!lags.isEmpty() && lags.stream().allMatch(v -> v >= 0), "PromQL answers the WAL lag: " + lags);
                 assertTrue(rowsPerSecond > 0, "PromQL answers rows/s above 0 while rows are written: " + rowsPerSecond);
+                // the console's status line says so too
+                assertTrue(console.lines().stream().map(STREAM::matcher).anyMatch(m -> m.matches()
+                        && Double.parseDouble(m.group(2)) > 0), "a status line with rows/s above 0: " + console.lines());
                 assertTrue(receivedAfter > receivedBefore, "the received LSN moves: " + receivedBefore + " -> "
                         + receivedAfter);
                 dashboardQueriesNameExportedMetrics(api, get("http://127.0.0.1:" + metricsPort + "/metrics"));
