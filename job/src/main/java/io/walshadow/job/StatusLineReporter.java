@@ -28,7 +28,7 @@ public final class StatusLineReporter implements MetricReporter, Scheduled, Metr
     /** Reporter name in the Flink configuration ({@code metrics.reporter.<name>.*}). */
     static final String REPORTER = "status";
 
-    static final String LAG_BYTES = "wal.lagBytes";
+    static final String LAG_BYTES = "wal.lag_bytes";
     static final String COMMIT_LAG_MS = "decoder.commit_lag_ms";
     static final String ROWS_STAGED = "clickhouse_sink.rows_staged";
     static final String VISIBLE_LSN = "clickhouse_sink.visible_lsn";

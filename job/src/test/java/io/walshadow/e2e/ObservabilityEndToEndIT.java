@@ -110,8 +110,9 @@ class ObservabilityEndToEndIT {
             String exposed = get("http://127.0.0.1:" + metricsPort + "/metrics");
             // kept for a person reading what the job exports (docs/operations.md lists them)
             Files.writeString(Files.createDirectories(Path.of("target")).resolve("metrics-" + e.schema + ".txt"), exposed);
-            String lag = metricName(exposed, "wal_lagBytes");
-            String received = metricName(exposed, "wal_receivedLsn");
+            metricNamesCarryTheirUnits(exposed);
+            String lag = metricName(exposed, "wal_lag_bytes");
+            String received = metricName(exposed, "wal_received_lsn");
             String rows = metricName(exposed, "rows_staged_per_second");
             int promPort = freePort();
             Path dir = Files.createTempDirectory("walshadow-prometheus");
@@ -209,10 +210,10 @@ class ObservabilityEndToEndIT {
      */
     private static void lineIsTheJobsLagAndWatermark(E2e e, CapturedLog console) throws Exception {
         String[] last = {"none"};
-        FlinkTestJobs.awaitTrue(() -> "a status line with the lag gauge's value (" + TestMetricReporter.value("lagBytes")
+        FlinkTestJobs.awaitTrue(() -> "a status line with the lag gauge's value (" + TestMetricReporter.value("lag_bytes")
                 + ") and the watermark in ClickHouse (" + Lsn.format(e.committedLsn()) + "); last line: " + last[0],
                 Duration.ofSeconds(60), () -> {
-                    long lag = TestMetricReporter.value("lagBytes");
+                    long lag = TestMetricReporter.value("lag_bytes");
                     String watermark = Lsn.format(e.committedLsn());
                     String line = next(console);
                     if (line == null) {
@@ -220,7 +221,7 @@ class ObservabilityEndToEndIT {
                     }
                     last[0] = line;
                     Matcher m = STREAM.matcher(line);
-                    return m.matches() && lag == TestMetricReporter.value("lagBytes") && Long.parseLong(m.group(1)) == lag
+                    return m.matches() && lag == TestMetricReporter.value("lag_bytes") && Long.parseLong(m.group(1)) == lag
                             && watermark.equals(Lsn.format(e.committedLsn())) && m.group(3).equals(watermark);
                 });
     }
@@ -280,6 +281,28 @@ class ObservabilityEndToEndIT {
         assertTrue(queries >= 10, "the dashboard's queries found: " + queries);
         assertTrue(wrong.isEmpty(), "dashboard queries naming what the job does not export: " + wrong
                 + "\nexported: " + exported);
+    }
+
+    /**
+     * The job's own metrics (not Flink's) are snake_case, and those measuring a time or an amount of WAL say their
+     * unit: a lag, an age, a duration or a wait ends in {@code _ms} or {@code _bytes}, a position in {@code _lsn}.
+     */
+    private static void metricNamesCarryTheirUnits(String exposition) {
+        Matcher names = Pattern.compile("(?m)^flink_[a-z_]+?_(?:operator|coordinator_enumerator)_((?:wal|decoder|xact_buffer"
+                + "|toast|clickhouse_sink|snapshot)_[A-Za-z0-9_]+)[{ ]").matcher(exposition);
+        java.util.Set<String> ours = new java.util.TreeSet<>();
+        List<String> wrong = new ArrayList<>();
+        while (names.find()) {
+            String name = names.group(1);
+            ours.add(name);
+            boolean timeOrWal = name.matches(".*_(lag|age|duration|wait|waiting|latency)(_.*)?");
+            if (!name.matches("[a-z0-9_]+") || (timeOrWal && !name.matches(".*_(ms|bytes)"))
+                    || (name.contains("lsn") && !name.endsWith("_lsn"))) {
+                wrong.add(name);
+            }
+        }
+        assertTrue(ours.size() > 50 && ours.contains("wal_lag_bytes"), "the job's metrics found: " + ours);
+        assertTrue(wrong.isEmpty(), "metric names without their unit: " + wrong);
     }
 
     /** The repository's root (the tests run in the job module). */

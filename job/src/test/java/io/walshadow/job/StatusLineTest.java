@@ -49,14 +49,14 @@ class StatusLineTest {
         assertNull(r.read(0), "no job: no line");
         long[] lag = {4096};
         SimpleCounter rows = new SimpleCounter();
-        r.notifyOfAddedMetric((Gauge<Long>) () -> lag[0], "lagBytes", group("wal"));
+        r.notifyOfAddedMetric((Gauge<Long>) () -> lag[0], "lag_bytes", group("wal"));
         r.notifyOfAddedMetric(rows, "rows_staged", group("clickhouse_sink"));
         r.notifyOfAddedMetric((Gauge<Long>) () -> 0x3000060L, "visible_lsn", group("clickhouse_sink"));
         r.notifyOfAddedMetric((Gauge<Long>) () -> 1200L, "visible_commit_age_ms", group("clickhouse_sink"));
         r.notifyOfAddedMetric((Gauge<Long>) () -> 250L, "commit_lag_ms", group("decoder"));
         r.notifyOfAddedMetric((Gauge<Integer>) () -> 1, "complete", group("snapshot"));
         // a metric of another group with the same name is not the one read
-        r.notifyOfAddedMetric((Gauge<Long>) () -> 99L, "lagBytes", group("other"));
+        r.notifyOfAddedMetric((Gauge<Long>) () -> 99L, "lag_bytes", group("other"));
         r.read(0);
         rows.inc(1000);
         assertEquals("WAL lag 4096 bytes (4.0 KiB), 250 ms behind | 500 rows/s | visible up to 0/03000060, committed"
@@ -75,7 +75,7 @@ class StatusLineTest {
     @Test
     void whileACopyRunsTheLineCarriesItsProgress() {
         StatusLineReporter r = new StatusLineReporter();
-        r.notifyOfAddedMetric((Gauge<Long>) () -> 0L, "lagBytes", group("wal"));
+        r.notifyOfAddedMetric((Gauge<Long>) () -> 0L, "lag_bytes", group("wal"));
         r.notifyOfAddedMetric(new SimpleCounter(), "rows_staged", group("clickhouse_sink"));
         r.notifyOfAddedMetric((Gauge<Integer>) () -> 0, "complete", group("snapshot"));
         r.notifyOfAddedMetric((Gauge<Integer>) () -> 40, "chunks_total", group("snapshot"));
