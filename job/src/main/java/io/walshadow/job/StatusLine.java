@@ -12,7 +12,7 @@ import java.util.Locale;
  * @param lagBytes WAL the server has that the pipeline was not handed yet; -1 not known yet (not streaming)
  * @param commitLagMs how old the newest commit was when the decoder reached it; -1 not known
  * @param rowsPerSecond rows written to ClickHouse per second since the previous line; negative: not known
- * @param visibleLsn commit LSN of the watermark visible in ClickHouse; 0 none yet (this run committed nothing)
+ * @param visibleLsn commit LSN of the watermark visible in ClickHouse; 0 none since the sink (re)started
  * @param visibleAgeMs now minus that commit's time on the source; -1 none yet
  * @param copy the copy in progress (the initial snapshot or a later round), null when none runs
  */
@@ -48,7 +48,7 @@ record StatusLine(long lagBytes, long commitLagMs, double rowsPerSecond, long vi
                 ? "%.1f rows/s" : "%.0f rows/s", rowsPerSecond));
         out.append(" | ");
         if (visibleLsn == 0 || visibleAgeMs < 0) {
-            out.append("nothing visible in ClickHouse from this run yet");
+            out.append("no batch visible in ClickHouse since the sink (re)started");
         } else {
             out.append("visible up to ").append(Lsn.format(visibleLsn)).append(", committed ")
                     .append(duration(visibleAgeMs)).append(" ago");

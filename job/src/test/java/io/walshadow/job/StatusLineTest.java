@@ -24,21 +24,21 @@ class StatusLineTest {
 
     @Test
     void beforeItStreamsOrCommitsItSaysSo() {
-        assertEquals("WAL lag not known yet (not streaming) | ? rows/s | nothing visible in ClickHouse from this run yet",
+        assertEquals("WAL lag not known yet (not streaming) | ? rows/s | no batch visible in ClickHouse since the sink (re)started",
                 new StatusLine(-1, -1, -1, 0, -1, null).format());
-        assertEquals("WAL lag 0 bytes | 0 rows/s | nothing visible in ClickHouse from this run yet",
+        assertEquals("WAL lag 0 bytes | 0 rows/s | no batch visible in ClickHouse since the sink (re)started",
                 new StatusLine(0, -1, 0, 0, -1, null).format());
     }
 
     @Test
     void aCopySaysItsChunksRowsAndEta() {
-        assertEquals("WAL lag 0 bytes | 9120 rows/s | nothing visible in ClickHouse from this run yet"
+        assertEquals("WAL lag 0 bytes | 9120 rows/s | no batch visible in ClickHouse since the sink (re)started"
                 + " | copy 12 of 40 chunks, 120000 rows, ETA 1 min 20 s",
                 new StatusLine(0, -1, 9120, 0, -1, new StatusLine.Copy(12, 40, 120_000, 80_000, 0)).format());
-        assertEquals("WAL lag 0 bytes | 0 rows/s | nothing visible in ClickHouse from this run yet"
+        assertEquals("WAL lag 0 bytes | 0 rows/s | no batch visible in ClickHouse since the sink (re)started"
                 + " | copy 0 of 40 chunks, 0 rows, ETA after the first chunk",
                 new StatusLine(0, -1, 0, 0, -1, new StatusLine.Copy(0, 40, 0, -1, 0)).format());
-        assertEquals("WAL lag 0 bytes | 0 rows/s | nothing visible in ClickHouse from this run yet"
+        assertEquals("WAL lag 0 bytes | 0 rows/s | no batch visible in ClickHouse since the sink (re)started"
                 + " | copy waiting 12.0 s for transactions running at its start point",
                 new StatusLine(0, -1, 0, 0, -1, new StatusLine.Copy(0, 0, 0, -1, 12_000)).format());
     }
