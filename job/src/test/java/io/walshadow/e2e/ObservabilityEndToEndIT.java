@@ -72,6 +72,7 @@ class ObservabilityEndToEndIT {
             LocalPg.exec(e.pg, "INSERT INTO " + e.schema + ".t SELECT g, 'v' FROM generate_series(1, 100) g");
             e.awaitCaughtUp(Duration.ofMinutes(2));
             lineIsTheJobsLagAndWatermark(e, console);
+            lagIsZeroOnceEverythingIsHandedOn(e);
             String status = status(e, port, metricsPort);
             // deploy/local/status.sh: the job, its slot, its rates and its watermark, as a person asks for them
             assertTrue(status.contains(": RUNNING for "), status);
@@ -206,7 +207,7 @@ class ObservabilityEndToEndIT {
 
     /**
      * Caught up, the console's status line says the WAL lag the source's gauge says (read before and after the line)
-     * and the watermark ClickHouse's {@code _walshadow_committed} holds, and no copy any more.
+     * and the watermark ClickHouse's {@code _walshadow_committed} holds.
      */
     private static void lineIsTheJobsLagAndWatermark(E2e e, CapturedLog console) throws Exception {
         String[] last = {"none"};
@@ -224,6 +225,41 @@ class ObservabilityEndToEndIT {
                     return m.matches() && lag == TestMetricReporter.value("lag_bytes") && Long.parseLong(m.group(1)) == lag
                             && watermark.equals(Lsn.format(e.committedLsn())) && m.group(3).equals(watermark);
                 });
+    }
+
+    /**
+     * The lag is 0 once the job was handed all the WAL the server has: at a moment when the server's position
+     * ({@code pg_current_wal_lsn()}, the same before and after) is the one the source polled and has received, the
+     * gauge reads 0, not the length of the last record handed on (which it read while it measured from the record's
+     * start).
+     */
+    private static void lagIsZeroOnceEverythingIsHandedOn(E2e e) throws Exception {
+        List<Long> seen = new ArrayList<>();
+        FlinkTestJobs.awaitTrue(() -> "a lag of 0 while the source has received the server's position (lags seen"
+                + " then: " + seen + ")", Duration.ofSeconds(60), () -> {
+                    try {
+                        long server = serverLsn(e);
+                        long polled = TestMetricReporter.value("server_lsn");
+                        long received = TestMetricReporter.value("received_lsn");
+                        long lag = TestMetricReporter.value("lag_bytes");
+                        if (server != polled || received < polled || serverLsn(e) != server) {
+                            Thread.sleep(100);
+                            return false;
+                        }
+                        seen.add(lag);
+                        return lag == 0;
+                    } catch (java.sql.SQLException x) {
+                        throw new IllegalStateException(x);
+                    } catch (InterruptedException x) {
+                        Thread.currentThread().interrupt();
+                        return false;
+                    }
+                });
+    }
+
+    /** {@code pg_current_wal_lsn()}: the position the source polls (the write position, not the insert one). */
+    private static long serverLsn(E2e e) throws java.sql.SQLException {
+        return Lsn.parse(LocalPg.queryString(e.pg, "SELECT pg_current_wal_lsn()"));
     }
 
     /** The console's next status line (up to 5 s). */
