@@ -81,7 +81,7 @@ class TornWalEndToEndIT {
                     + " WHERE resource_manager = 'XLOG' AND record_type = 'OVERWRITE_CONTRECORD'");
             assertEquals(endSegment, overwrite == null ? null : overwrite.split(" ")[1],
                     "the server wrote OVERWRITE_CONTRECORD at the start of the lost segment: " + overwrite);
-            assertEquals(1, TestMetricReporter.value("overwrittenRecords"),
+            assertEquals(1, TestMetricReporter.value("overwritten_records"),
                     "the source counts the partial record it skipped");
             System.out.printf("torn WAL: record from %s overwritten at %s; tables %s equal%n", before, overwrite,
                     compared);

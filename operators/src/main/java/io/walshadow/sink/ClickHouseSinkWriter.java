@@ -208,6 +208,7 @@ final class ClickHouseSinkWriter implements CommittingSinkWriter<Drained, SinkBa
         rowsStaged = g.counter("rows_staged");
         g.meter("rows_staged_per_second", new org.apache.flink.metrics.MeterView(rowsStaged));
         bytesStaged = g.counter("bytes_staged");
+        g.meter("bytes_staged_per_second", new org.apache.flink.metrics.MeterView(bytesStaged));
         flushes = g.counter("flushes");
         toastEmpty = g.counter("toast_values_written_empty");
         skippedDropped = g.counter("rows_skipped_dropped_table");
