@@ -329,6 +329,76 @@ class PartitionedEndToEndIT {
         straddle("e2e_strade", false, true, false);
     }
 
+    /**
+     * A partitioned partition detached becomes a root of its own: its table starts with its partitions' rows in the
+     * old root's table (as of the detach), and a writer straddling T1 of its {@code DETACH ... CONCURRENTLY} (into
+     * one of its partitions directly and through it) has its rows there too, as PostgreSQL has them. One detached
+     * concurrently, one plainly with rows in the detaching transaction; the job killed after the concurrent one's
+     * T1 and restored after the writer's commit.
+     */
+    @Test
+    void aDetachedPartitionedPartitionIsARootWithItsRows() throws Exception {
+        try (E2e e = new E2e("e2e_subroot")) {
+            String s = e.schema;
+            LocalPg.exec(e.pg,
+                    "CREATE TABLE " + s + ".r (id int, k int, v text, PRIMARY KEY (id, k)) PARTITION BY RANGE (k)",
+                    "CREATE TABLE " + s + ".r1 PARTITION OF " + s + ".r FOR VALUES FROM (0) TO (100)",
+                    "CREATE TABLE " + s + ".r3 PARTITION OF " + s + ".r FOR VALUES FROM (100) TO (300)"
+                            + " PARTITION BY RANGE (k)",
+                    "CREATE TABLE " + s + ".r3a PARTITION OF " + s + ".r3 FOR VALUES FROM (100) TO (200)",
+                    "CREATE TABLE " + s + ".r3b PARTITION OF " + s + ".r3 FOR VALUES FROM (200) TO (300)",
+                    "CREATE TABLE " + s + ".r5 PARTITION OF " + s + ".r FOR VALUES FROM (300) TO (500)"
+                            + " PARTITION BY LIST (id)",
+                    "CREATE TABLE " + s + ".r5a PARTITION OF " + s + ".r5 FOR VALUES IN (300, 303, 306, 309)",
+                    "CREATE TABLE " + s + ".r5b PARTITION OF " + s + ".r5 DEFAULT");
+            JobClient job = e.start();
+            LocalPg.exec(e.pg, "INSERT INTO " + s + ".r SELECT g, g, 'v' FROM generate_series(0, 499, 3) g");
+            LocalPg.exec(e.pg, "BEGIN", "UPDATE " + s + ".r SET v = 'same transaction' WHERE k IN (300, 402)",
+                    "ALTER TABLE " + s + ".r DETACH PARTITION " + s + ".r5", "COMMIT");
+            try (java.sql.Connection w = e.connectPg(); java.sql.Connection d = e.connectPg()) {
+                LocalPg.exec(w, "BEGIN", "INSERT INTO " + s + ".r3a VALUES (5000, 150, 'direct')",
+                        "UPDATE " + s + ".r3 SET v = 'through r3' WHERE k IN (102, 201)",
+                        "DELETE FROM " + s + ".r WHERE k IN (105, 204)",
+                        "UPDATE " + s + ".r SET k = k + 100 WHERE k = 108"); // r3a to r3b
+                java.util.concurrent.CompletableFuture<Void> detach = java.util.concurrent.CompletableFuture.runAsync(
+                        () -> {
+                            try {
+                                LocalPg.exec(d, "ALTER TABLE " + s + ".r DETACH PARTITION " + s + ".r3 CONCURRENTLY");
+                            } catch (java.sql.SQLException x) {
+                                throw new IllegalStateException(x);
+                            }
+                        });
+                FlinkTestJobs.awaitTrue("the detach's first transaction commits", Duration.ofSeconds(30), () -> {
+                    try {
+                        return "true".equals(LocalPg.queryString(e.pg, "SELECT bool_or(inhdetachpending)::text FROM"
+                                + " pg_inherits WHERE inhrelid = '" + s + ".r3'::regclass"));
+                    } catch (java.sql.SQLException x) {
+                        throw new IllegalStateException(x);
+                    }
+                });
+                LocalPg.exec(w, "INSERT INTO " + s + ".r3 VALUES (5003, 170, 'after T1'), (5004, 270, 'after T1')",
+                        "UPDATE " + s + ".r3b SET v = 'after T1' WHERE k = 207");
+                e.awaitStreamCaughtUp(Duration.ofMinutes(2)); // T1 is in ClickHouse, with a checkpoint after it
+                Thread.sleep(1500);
+                job.cancel().get();
+                LocalPg.exec(w, "COMMIT");
+                detach.get(30, java.util.concurrent.TimeUnit.SECONDS);
+            }
+            LocalPg.exec(e.pg, "UPDATE " + s + ".r3 SET v = 'later' WHERE k = 111",
+                    "UPDATE " + s + ".r5 SET v = 'later' WHERE k = 411");
+            e.start(e.config(), FlinkTestJobs.latestCheckpoint(e.checkpoints), 0);
+            e.awaitCaughtUp(Duration.ofMinutes(2));
+            Map<String, Integer> rows = new TreeMap<>();
+            for (String t : List.of("r", "r3", "r5")) {
+                rows.put(t, TableComparison.assertEqual(e.pg, e.ch, s, t));
+                assertEquals(byPartitionInPg(e, s + "." + t), byPartitionInCh(e, s + "__" + t),
+                        t + ": rows per partition");
+            }
+            assertTrue(rows.get("r") > 20 && rows.get("r3") > 60 && rows.get("r5") > 60, rows.toString());
+            System.out.println("detached partitioned partitions: " + rows);
+        }
+    }
+
     private static void straddle(String prefix, boolean keep, boolean excluded, boolean kill) throws Exception {
         try (E2e e = new E2e(prefix)) {
             String s = e.schema;

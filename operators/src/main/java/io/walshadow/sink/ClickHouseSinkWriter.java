@@ -7,6 +7,7 @@ import io.walshadow.buffer.DrainedChange;
 import io.walshadow.buffer.DrainedCommit;
 import io.walshadow.change.RowChange;
 import io.walshadow.change.TruncateChange;
+import io.walshadow.catalog.PartitionOf;
 import io.walshadow.catalog.RelationDescriptor;
 import io.walshadow.clickhouse.CopyRequests;
 import io.walshadow.clickhouse.BatchCommitter;
@@ -140,6 +141,11 @@ final class ClickHouseSinkWriter implements CommittingSinkWriter<Drained, SinkBa
      * that detached or dropped it) is the partition's own, as PostgreSQL has it. Part of the writer's state.
      */
     private final Map<Integer, Integer> leftRoots = new HashMap<>();
+    /**
+     * Partitions that left a root for another (a partitioned table above them detached, a root of its own now), with
+     * that root: a row of {@link #leftRoots} goes there, mapped onto its columns by name. Part of the writer's state.
+     */
+    private final Map<Integer, Integer> movedRoots = new HashMap<>();
     /** Partitions attached with rows the WAL does not hold: the LSN of the latest such attach. */
     private final Map<Integer, Long> attachedAt = new HashMap<>();
     /** Mirrors to retire in this batch (dropped in the previous, checkpointed batch). */
@@ -237,6 +243,7 @@ final class ClickHouseSinkWriter implements CommittingSinkWriter<Drained, SinkBa
                 droppedRelations.addAll(restored.droppedRelations());
                 leftRoots.putAll(restored.leftRoots());
                 attachedAt.putAll(restored.attachedAt());
+                movedRoots.putAll(restored.movedRoots());
                 quarantine.restore(restored.quarantined(), options.filter());
                 dropStagedFrom(restored.nextBatch());
                 // Above every committed batch too: restored from an older savepoint, numbers it already used
@@ -390,6 +397,7 @@ final class ClickHouseSinkWriter implements CommittingSinkWriter<Drained, SinkBa
         if (routed(a)) {
             leftRoots.remove(leaf); // attached (again): no writer straddles an ATTACH, which locks the partition
         }
+        movedRoots.remove(leaf);
         if (routed(b)) {
             int root = b.partition().root().relOid();
             boolean left = !routed(a) || a.partition().root().relOid() != root;
@@ -403,6 +411,9 @@ final class ClickHouseSinkWriter implements CommittingSinkWriter<Drained, SinkBa
             }
             if (dest != null && left && a != null && !routed(a) && tables.get(leaf) == null) {
                 ownTable(dest, a); // detached, and included on its own: a table of its own from its rows there
+            }
+            if (left && routed(a)) {
+                movedRoot(dest, leaf, a.partition().root()); // under a partitioned table that left the root
             }
             if (dest != null && left && !options.keepDetachedRows()) {
                 endPartition(dest, leaf, commitLsn, commitLsn); // its rows, this transaction's too, end here
@@ -465,6 +476,28 @@ final class ClickHouseSinkWriter implements CommittingSinkWriter<Drained, SinkBa
     }
 
     /**
+     * A partition whose root is now another partitioned table (one above it detached from {@code from}'s root, so a
+     * root of its own): its rows in {@code from} (null: none replicated) go to the new root's table, which holds
+     * every commit before this one, so the copy is the partition as of the detach (versions and TIDs kept).
+     */
+    private void movedRoot(DestTable from, int leaf, RelationDescriptor root) {
+        movedRoots.put(leaf, root.relOid());
+        DestTable to = tables.get(root.relOid());
+        if (to == null) {
+            if (droppedInCommit.contains(root.relOid())) {
+                return;
+            }
+            to = create(root); // before the new root's own catalog change in this commit, which then finds it
+        }
+        if (from != null) {
+            List<String>[] cols = sameColumns(from, to);
+            addSteps(List.of(new SinkStep.CopyPartition(from.destName(), to.destName(), leaf, false, cols[0],
+                    cols[1])));
+            partitionsCopied.inc();
+        }
+    }
+
+    /**
      * A table replicated on its own, attached: its rows as of the attach go to its root's table; its own table then
      * goes as a dropped table's does ({@code clickhouse.on.drop}: dropped, or renamed aside), so that a later detach
      * starts its table afresh.
@@ -505,7 +538,8 @@ final class ClickHouseSinkWriter implements CommittingSinkWriter<Drained, SinkBa
         List<String> fromCols = SinkTables.columns(from);
         List<String> intoCols = SinkTables.columns(into);
         for (String meta : List.of(DestinationSchema.LSN, DestinationSchema.COMMIT_LSN, DestinationSchema.XID,
-                DestinationSchema.IS_DELETED, DestinationSchema.TID_BLOCK, DestinationSchema.TID_OFFSET)) {
+                DestinationSchema.IS_DELETED, DestinationSchema.TID_BLOCK, DestinationSchema.TID_OFFSET,
+                DestinationSchema.PARTITION)) {
             if (fromCols.contains(meta) && intoCols.contains(meta)) {
                 f.add(DestinationSchema.quote(meta));
                 t.add(meta);
@@ -672,14 +706,22 @@ final class ClickHouseSinkWriter implements CommittingSinkWriter<Drained, SinkBa
         }
         if (routed(r.descriptor()) && Integer.valueOf(r.descriptor().partition().root().relOid())
                 .equals(leftRoots.get(rel))) {
-            // decoded while the partition was in that root, committed after it left: the partition's own row
-            if (tables.get(rel) == null) {
+            // decoded while the partition was in that root, committed after it left: the partition's own row, or
+            // its new root's
+            Integer moved = movedRoots.get(rel);
+            DestTable to = moved == null ? null : tables.get(moved);
+            if (to != null) {
+                r = new RowChange(r.lsn(), r.xid(), r.op(), r.rel(),
+                        r.descriptor().withPartition(PartitionOf.of(to.shape(), r.descriptor())), r.newTid(),
+                        r.oldTid(), r.newValues(), r.oldValues(), r.oldIsFullRow());
+            } else if (tables.get(rel) == null) {
                 // dropped with its partition, or the partition is not replicated on its own
                 (c.fullXid() == 0 ? snapshotSuperseded : partitionRowsLeft).inc();
                 return;
+            } else {
+                r = new RowChange(r.lsn(), r.xid(), r.op(), r.rel(), r.descriptor().withPartition(null),
+                        r.newTid(), r.oldTid(), r.newValues(), r.oldValues(), r.oldIsFullRow());
             }
-            r = new RowChange(r.lsn(), r.xid(), r.op(), r.rel(), r.descriptor().withPartition(null), r.newTid(),
-                    r.oldTid(), r.newValues(), r.oldValues(), r.oldIsFullRow());
         }
         // a partition's row goes to its root's destination (the encoder maps its columns by name)
         RelationDescriptor shape = routed(r.descriptor()) ? r.descriptor().partition().root() : r.descriptor();
@@ -980,7 +1022,8 @@ final class ClickHouseSinkWriter implements CommittingSinkWriter<Drained, SinkBa
     @Override
     public List<SinkWriterState> snapshotState(long checkpointId) {
         return List.of(new SinkWriterState(sinkId, batch, new ArrayList<>(tables.values()), retireDue,
-                new ArrayList<>(droppedRelations), types.stream(), quarantine.list(), leftRoots, attachedAt));
+                new ArrayList<>(droppedRelations), types.stream(), quarantine.list(), leftRoots, attachedAt,
+                movedRoots));
     }
 
     @Override
