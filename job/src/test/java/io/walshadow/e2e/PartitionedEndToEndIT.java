@@ -333,12 +333,23 @@ class PartitionedEndToEndIT {
      * A partitioned partition detached becomes a root of its own: its table starts with its partitions' rows in the
      * old root's table (as of the detach), and a writer straddling T1 of its {@code DETACH ... CONCURRENTLY} (into
      * one of its partitions directly and through it) has its rows there too, as PostgreSQL has them. One detached
-     * concurrently, one plainly with rows in the detaching transaction; the job killed after the concurrent one's
-     * T1 and restored after the writer's commit.
+     * concurrently, one plainly with rows in the detaching transaction, and a plain partition detached; the job
+     * killed after the concurrent one's T1 and restored after the writer's commit. Then the plain ones are attached
+     * again: their rows come back into the root's table from their own, those unchanged since the detach too.
      */
     @Test
     void aDetachedPartitionedPartitionIsARootWithItsRows() throws Exception {
-        try (E2e e = new E2e("e2e_subroot")) {
+        subRoot("e2e_subroot", false);
+    }
+
+    /** As above with {@code detached=keep}: the root's table keeps the detached partitions' rows meanwhile. */
+    @Test
+    void aDetachedPartitionedPartitionKeptAndAttachedAgain() throws Exception {
+        subRoot("e2e_subrootk", true);
+    }
+
+    private static void subRoot(String prefix, boolean keep) throws Exception {
+        try (E2e e = new E2e(prefix)) {
             String s = e.schema;
             LocalPg.exec(e.pg,
                     "CREATE TABLE " + s + ".r (id int, k int, v text, PRIMARY KEY (id, k)) PARTITION BY RANGE (k)",
@@ -350,11 +361,15 @@ class PartitionedEndToEndIT {
                     "CREATE TABLE " + s + ".r5 PARTITION OF " + s + ".r FOR VALUES FROM (300) TO (500)"
                             + " PARTITION BY LIST (id)",
                     "CREATE TABLE " + s + ".r5a PARTITION OF " + s + ".r5 FOR VALUES IN (300, 303, 306, 309)",
-                    "CREATE TABLE " + s + ".r5b PARTITION OF " + s + ".r5 DEFAULT");
-            JobClient job = e.start();
-            LocalPg.exec(e.pg, "INSERT INTO " + s + ".r SELECT g, g, 'v' FROM generate_series(0, 499, 3) g");
+                    "CREATE TABLE " + s + ".r5b PARTITION OF " + s + ".r5 DEFAULT",
+                    "CREATE TABLE " + s + ".r7 PARTITION OF " + s + ".r FOR VALUES FROM (500) TO (600)");
+            String[] opts = {"--tables.partitions.detached", keep ? "keep" : "remove"};
+            JobClient job = e.start(opts);
+            LocalPg.exec(e.pg, "INSERT INTO " + s + ".r SELECT g, g, 'v' FROM generate_series(0, 599, 3) g");
             LocalPg.exec(e.pg, "BEGIN", "UPDATE " + s + ".r SET v = 'same transaction' WHERE k IN (300, 402)",
-                    "ALTER TABLE " + s + ".r DETACH PARTITION " + s + ".r5", "COMMIT");
+                    "ALTER TABLE " + s + ".r DETACH PARTITION " + s + ".r5", "COMMIT",
+                    "ALTER TABLE " + s + ".r DETACH PARTITION " + s + ".r7",
+                    "UPDATE " + s + ".r7 SET v = 'own' WHERE k IN (501, 504)");
             try (java.sql.Connection w = e.connectPg(); java.sql.Connection d = e.connectPg()) {
                 LocalPg.exec(w, "BEGIN", "INSERT INTO " + s + ".r3a VALUES (5000, 150, 'direct')",
                         "UPDATE " + s + ".r3 SET v = 'through r3' WHERE k IN (102, 201)",
@@ -386,16 +401,32 @@ class PartitionedEndToEndIT {
             }
             LocalPg.exec(e.pg, "UPDATE " + s + ".r3 SET v = 'later' WHERE k = 111",
                     "UPDATE " + s + ".r5 SET v = 'later' WHERE k = 411");
-            e.start(e.config(), FlinkTestJobs.latestCheckpoint(e.checkpoints), 0);
+            e.start(e.config(opts), FlinkTestJobs.latestCheckpoint(e.checkpoints), 0);
             e.awaitCaughtUp(Duration.ofMinutes(2));
             Map<String, Integer> rows = new TreeMap<>();
-            for (String t : List.of("r", "r3", "r5")) {
-                rows.put(t, TableComparison.assertEqual(e.pg, e.ch, s, t));
-                assertEquals(byPartitionInPg(e, s + "." + t), byPartitionInCh(e, s + "__" + t),
-                        t + ": rows per partition");
+            for (String t : List.of("r", "r3", "r5", "r7")) {
+                // kept: the root's table also holds r3's and r5's partitions as of their detach
+                rows.put(t, TableComparison.assertEqual(e.pg, e.ch, s, t, keep && t.equals("r") ? "k < 100" : null));
+                if (!t.equals("r7") && (!keep || !t.equals("r"))) {
+                    assertEquals(byPartitionInPg(e, s + "." + t), byPartitionInCh(e, s + "__" + t),
+                            t + ": rows per partition");
+                }
             }
             assertTrue(rows.get("r") > 20 && rows.get("r3") > 60 && rows.get("r5") > 60, rows.toString());
-            System.out.println("detached partitioned partitions: " + rows);
+            // attached again: their (partitions') rows go back into the root's table, from their own, the rows
+            // unchanged since the detach too (with detached=remove, above the partition's end there)
+            LocalPg.exec(e.pg, "ALTER TABLE " + s + ".r ATTACH PARTITION " + s + ".r5 FOR VALUES FROM (300) TO (500)",
+                    "ALTER TABLE " + s + ".r ATTACH PARTITION " + s + ".r7 FOR VALUES FROM (500) TO (600)",
+                    "UPDATE " + s + ".r SET v = 'attached again' WHERE k IN (303, 405, 507)");
+            e.awaitCaughtUp(Duration.ofMinutes(2));
+            rows.put("r, r5 and r7 attached", TableComparison.assertEqual(e.pg, e.ch, s, "r",
+                    keep ? "k < 100 OR k >= 300" : null));
+            if (!keep) {
+                assertEquals(byPartitionInPg(e, s + ".r"), byPartitionInCh(e, s + "__r"), "r: rows per partition");
+            }
+            System.out.println("detached partitioned partitions (keep " + keep + "): " + rows);
+            assertEquals("0", e.ch.queryString("SELECT count() FROM system.tables WHERE database = '" + e.chDatabase
+                    + "' AND name IN ('" + s + "__r5', '" + s + "__r7')"), "the attached ones' own tables set aside");
         }
     }
 

@@ -116,6 +116,8 @@ final class ClickHouseSinkWriter implements CommittingSinkWriter<Drained, SinkBa
     // the commit being drained
     private final Map<Integer, RelFileLocator> rewrittenTo = new HashMap<>();
     private final Set<Integer> droppedInCommit = new HashSet<>();
+    /** Roots that stop being roots in the catalog commit being applied (dropped, or attached under another). */
+    private final Set<Integer> rootsGoing = new HashSet<>();
     private final Map<String, RowChange> speculative = new HashMap<>();
     /**
      * Relations the stream dropped (with the writer's state): an initial-snapshot row of one that arrives later was
@@ -337,47 +339,68 @@ final class ClickHouseSinkWriter implements CommittingSinkWriter<Drained, SinkBa
             types.add(cat.types()); // the changed tables' types as of the commit
         }
         loadTypes();
+        // a root that stops being one (dropped, or attached as a partition) goes last: the partitions leaving it in
+        // this commit read their rows from its table first (to their new root's), and need no barrier there
+        rootsGoing.clear();
+        List<CatalogChange> last = new ArrayList<>();
         for (CatalogChange change : cat.changes()) {
-            if (snapshot && lateSnapshotRow(change.relOid(), change.after().locator())) {
-                continue; // an empty table of the snapshot the stream has since rewritten or dropped
+            RelationDescriptor b = change.before();
+            if (b != null && b.relkind() == 'p' && !routed(b) && (change.after() == null || routed(change.after()))) {
+                rootsGoing.add(change.relOid());
+                last.add(change);
             }
-            if (snapshot && routed(change.after()) && Integer.valueOf(change.after().partition().root().relOid())
-                    .equals(leftRoots.get(change.relOid()))) {
-                continue; // an empty partition of the snapshot that has since left that root
+        }
+        for (CatalogChange change : cat.changes()) {
+            if (!rootsGoing.contains(change.relOid())) {
+                catalogChange(change, cat, snapshot);
             }
-            if (!snapshot) {
-                if (change.after() == null) {
-                    droppedRelations.add(change.relOid());
-                } else {
-                    droppedRelations.remove(change.relOid());
-                }
+        }
+        for (CatalogChange change : last) {
+            catalogChange(change, cat, snapshot);
+        }
+        rootsGoing.clear();
+    }
+
+    private void catalogChange(CatalogChange change, DrainedCatalog cat, boolean snapshot) {
+        if (snapshot && lateSnapshotRow(change.relOid(), change.after().locator())) {
+            return; // an empty table of the snapshot the stream has since rewritten or dropped
+        }
+        if (snapshot && routed(change.after()) && Integer.valueOf(change.after().partition().root().relOid())
+                .equals(leftRoots.get(change.relOid()))) {
+            return; // an empty partition of the snapshot that has since left that root
+        }
+        if (!snapshot) {
+            if (change.after() == null) {
+                droppedRelations.add(change.relOid());
+            } else {
+                droppedRelations.remove(change.relOid());
             }
-            retireToastOf(change);
-            if (isToast(change.after()) || isToast(change.before())) {
-                continue; // TOAST relations get mirrors, not destination tables
+        }
+        retireToastOf(change);
+        if (isToast(change.after()) || isToast(change.before())) {
+            return; // TOAST relations get mirrors, not destination tables
+        }
+        if (routed(change.before()) || routed(change.after())) {
+            partitionChange(change, cat.commitLsn());
+            return; // a partition's rows go to its root's destination, whose own changes plan its DDL
+        }
+        DestTable current = tables.get(change.relOid());
+        SchemaPlanner.Plan plan = planner.plan(current, change, cat.commitLsn(), types, values);
+        addSteps(plan.steps());
+        targets.remove(change.relOid());
+        if (plan.table() == null) {
+            if (tables.remove(change.relOid()) != null) {
+                droppedInCommit.add(change.relOid());
             }
-            if (routed(change.before()) || routed(change.after())) {
-                partitionChange(change, cat.commitLsn());
-                continue; // a partition's rows go to its root's destination, whose own changes plan its DDL
-            }
-            DestTable current = tables.get(change.relOid());
-            SchemaPlanner.Plan plan = planner.plan(current, change, cat.commitLsn(), types, values);
-            addSteps(plan.steps());
-            targets.remove(change.relOid());
-            if (plan.table() == null) {
-                if (tables.remove(change.relOid()) != null) {
-                    droppedInCommit.add(change.relOid());
-                }
-                continue;
-            }
-            checkNameFree(plan.table());
-            tables.put(change.relOid(), plan.table());
-            if (snapshot) {
-                types.pin(List.of(change.after())); // an empty table the snapshot created: its types for later
-            }
-            if (plan.supersedeOldStorage()) {
-                rewrittenTo.put(change.relOid(), change.after().locator());
-            }
+            return;
+        }
+        checkNameFree(plan.table());
+        tables.put(change.relOid(), plan.table());
+        if (snapshot) {
+            types.pin(List.of(change.after())); // an empty table the snapshot created: its types for later
+        }
+        if (plan.supersedeOldStorage()) {
+            rewrittenTo.put(change.relOid(), change.after().locator());
         }
     }
 
@@ -415,7 +438,7 @@ final class ClickHouseSinkWriter implements CommittingSinkWriter<Drained, SinkBa
             if (left && routed(a)) {
                 movedRoot(dest, leaf, a.partition().root()); // under a partitioned table that left the root
             }
-            if (dest != null && left && !options.keepDetachedRows()) {
+            if (dest != null && left && !options.keepDetachedRows() && !rootsGoing.contains(root)) {
                 endPartition(dest, leaf, commitLsn, commitLsn); // its rows, this transaction's too, end here
                 partitionsEnded.inc();
             } else if (dest != null && rewritten && dest.keyedByTid()) {
