@@ -314,19 +314,28 @@ class PartitionedEndToEndIT {
      */
     @Test
     void aWriterStraddlingAConcurrentDetachWritesTheDetachedTable() throws Exception {
-        straddle("e2e_strad", false, false, false);
+        straddle("e2e_strad", false, false, false, false);
     }
 
     /** As above with {@code detached=keep} (the root's table keeps the partition as of T1), killed between T1 and the writer's commit. */
     @Test
     void aWriterStraddlingAConcurrentDetachKeptAndKilledInBetween() throws Exception {
-        straddle("e2e_stradk", true, false, true);
+        straddle("e2e_stradk", true, false, true, false);
     }
 
     /** As above with the partition excluded by the filter: the writer's rows are nobody's, dropped and counted. */
     @Test
     void aWriterStraddlingAConcurrentDetachOfAnExcludedPartitionIsDropped() throws Exception {
-        straddle("e2e_strade", false, true, false);
+        straddle("e2e_strade", false, true, false, false);
+    }
+
+    /**
+     * As above with the detach cancelled while it waits for the writer (after T1: the partition stays detach-pending)
+     * and finished by {@code DETACH ... FINALIZE} after the writer's commit: the route ended at T1 all the same.
+     */
+    @Test
+    void aWriterStraddlingACancelledConcurrentDetachFinalizedLater() throws Exception {
+        straddle("e2e_stradc", false, false, false, true);
     }
 
     /**
@@ -430,7 +439,8 @@ class PartitionedEndToEndIT {
         }
     }
 
-    private static void straddle(String prefix, boolean keep, boolean excluded, boolean kill) throws Exception {
+    private static void straddle(String prefix, boolean keep, boolean excluded, boolean kill, boolean cancel)
+            throws Exception {
         try (E2e e = new E2e(prefix)) {
             String s = e.schema;
             LocalPg.exec(e.pg,
@@ -457,6 +467,7 @@ class PartitionedEndToEndIT {
                         "UPDATE " + s + ".r SET k = k + 100 WHERE k = 30", // moves into r2
                         "UPDATE " + s + ".r SET k = k - 100 WHERE k = 114"); // moves out of r2
                 r2AtT1 = Long.parseLong(LocalPg.queryString(e.pg, "SELECT count(*) FROM " + s + ".r2"));
+                String detacher = LocalPg.queryString(d, "SELECT pg_backend_pid()::text");
                 java.util.concurrent.CompletableFuture<Void> detach = java.util.concurrent.CompletableFuture.runAsync(
                         () -> {
                             try {
@@ -486,8 +497,22 @@ class PartitionedEndToEndIT {
                     Thread.sleep(1500);
                     job.cancel().get();
                 }
+                if (cancel) {
+                    LocalPg.queryString(e.pg, "SELECT pg_cancel_backend(" + detacher + ")::text");
+                    java.util.concurrent.ExecutionException x = org.junit.jupiter.api.Assertions.assertThrows(
+                            java.util.concurrent.ExecutionException.class,
+                            () -> detach.get(30, java.util.concurrent.TimeUnit.SECONDS));
+                    assertTrue(String.valueOf(x.getCause()).contains("cancel"), String.valueOf(x.getCause()));
+                }
                 LocalPg.exec(w, "COMMIT");
-                detach.get(30, java.util.concurrent.TimeUnit.SECONDS);
+                if (cancel) {
+                    assertEquals("true", LocalPg.queryString(e.pg, "SELECT bool_or(inhdetachpending)::text FROM"
+                            + " pg_inherits WHERE inhrelid = '" + s + ".r2'::regclass"), "still pending");
+                    LocalPg.exec(e.pg, "INSERT INTO " + s + ".r2 VALUES (5005, 180, 'pending')",
+                            "ALTER TABLE " + s + ".r DETACH PARTITION " + s + ".r2 FINALIZE");
+                } else {
+                    detach.get(30, java.util.concurrent.TimeUnit.SECONDS);
+                }
             }
             LocalPg.exec(e.pg, "INSERT INTO " + s + ".r VALUES (6000, 70, 'later')");
             if (kill) {
@@ -512,8 +537,8 @@ class PartitionedEndToEndIT {
                 rows.put("r2", TableComparison.assertEqual(e.pg, e.ch, s, "r2"));
             }
             assertTrue(rows.get("r") > 50 && (excluded || rows.get("r2") > 30), rows.toString());
-            System.out.println("straddling writer (keep " + keep + ", excluded " + excluded + ", kill " + kill + "): "
-                    + rows);
+            System.out.println("straddling writer (keep " + keep + ", excluded " + excluded + ", kill " + kill
+                    + ", cancel " + cancel + "): " + rows);
         }
     }
 
