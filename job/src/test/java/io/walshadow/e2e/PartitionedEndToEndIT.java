@@ -308,6 +308,243 @@ class PartitionedEndToEndIT {
     }
 
     /**
+     * A writer straddling the first transaction (T1) of a {@code DETACH ... CONCURRENTLY}: it writes to the partition
+     * directly and through the root (inserts, updates, deletes, rows moving into and out of the partition) before
+     * T1 commits, writes to the partition directly after, and commits after T1. PostgreSQL's answer: the
+     * partition's rows are no longer the root's from T1 on, so every one of the writer's rows in it is the
+     * detached table's. Default mode ({@code detached=remove}), the partition a table of its own.
+     */
+    @Test
+    void aWriterStraddlingAConcurrentDetachWritesTheDetachedTable() throws Exception {
+        straddle("e2e_strad", false, false, false, false);
+    }
+
+    /** As above with {@code detached=keep} (the root's table keeps the partition as of T1), killed between T1 and the writer's commit. */
+    @Test
+    void aWriterStraddlingAConcurrentDetachKeptAndKilledInBetween() throws Exception {
+        straddle("e2e_stradk", true, false, true, false);
+    }
+
+    /** As above with the partition excluded by the filter: the writer's rows are nobody's, dropped and counted. */
+    @Test
+    void aWriterStraddlingAConcurrentDetachOfAnExcludedPartitionIsDropped() throws Exception {
+        straddle("e2e_strade", false, true, false, false);
+    }
+
+    /**
+     * As above with the detach cancelled while it waits for the writer (after T1: the partition stays detach-pending)
+     * and finished by {@code DETACH ... FINALIZE} after the writer's commit: the route ended at T1 all the same.
+     */
+    @Test
+    void aWriterStraddlingACancelledConcurrentDetachFinalizedLater() throws Exception {
+        straddle("e2e_stradc", false, false, false, true);
+    }
+
+    /**
+     * A partitioned partition detached becomes a root of its own: its table starts with its partitions' rows in the
+     * old root's table (as of the detach), and a writer straddling T1 of its {@code DETACH ... CONCURRENTLY} (into
+     * one of its partitions directly and through it) has its rows there too, as PostgreSQL has them. One detached
+     * concurrently, one plainly with rows in the detaching transaction, and a plain partition detached; the job
+     * killed after the concurrent one's T1 and restored after the writer's commit. Then the plain ones are attached
+     * again: their rows come back into the root's table from their own, those unchanged since the detach too.
+     */
+    @Test
+    void aDetachedPartitionedPartitionIsARootWithItsRows() throws Exception {
+        subRoot("e2e_subroot", false);
+    }
+
+    /** As above with {@code detached=keep}: the root's table keeps the detached partitions' rows meanwhile. */
+    @Test
+    void aDetachedPartitionedPartitionKeptAndAttachedAgain() throws Exception {
+        subRoot("e2e_subrootk", true);
+    }
+
+    private static void subRoot(String prefix, boolean keep) throws Exception {
+        try (E2e e = new E2e(prefix)) {
+            String s = e.schema;
+            LocalPg.exec(e.pg,
+                    "CREATE TABLE " + s + ".r (id int, k int, v text, PRIMARY KEY (id, k)) PARTITION BY RANGE (k)",
+                    "CREATE TABLE " + s + ".r1 PARTITION OF " + s + ".r FOR VALUES FROM (0) TO (100)",
+                    "CREATE TABLE " + s + ".r3 PARTITION OF " + s + ".r FOR VALUES FROM (100) TO (300)"
+                            + " PARTITION BY RANGE (k)",
+                    "CREATE TABLE " + s + ".r3a PARTITION OF " + s + ".r3 FOR VALUES FROM (100) TO (200)",
+                    "CREATE TABLE " + s + ".r3b PARTITION OF " + s + ".r3 FOR VALUES FROM (200) TO (300)",
+                    "CREATE TABLE " + s + ".r5 PARTITION OF " + s + ".r FOR VALUES FROM (300) TO (500)"
+                            + " PARTITION BY LIST (id)",
+                    "CREATE TABLE " + s + ".r5a PARTITION OF " + s + ".r5 FOR VALUES IN (300, 303, 306, 309)",
+                    "CREATE TABLE " + s + ".r5b PARTITION OF " + s + ".r5 DEFAULT",
+                    "CREATE TABLE " + s + ".r7 PARTITION OF " + s + ".r FOR VALUES FROM (500) TO (600)");
+            String[] opts = {"--tables.partitions.detached", keep ? "keep" : "remove"};
+            JobClient job = e.start(opts);
+            LocalPg.exec(e.pg, "INSERT INTO " + s + ".r SELECT g, g, 'v' FROM generate_series(0, 599, 3) g");
+            LocalPg.exec(e.pg, "BEGIN", "UPDATE " + s + ".r SET v = 'same transaction' WHERE k IN (300, 402)",
+                    "ALTER TABLE " + s + ".r DETACH PARTITION " + s + ".r5", "COMMIT",
+                    "ALTER TABLE " + s + ".r DETACH PARTITION " + s + ".r7",
+                    "UPDATE " + s + ".r7 SET v = 'own' WHERE k IN (501, 504)");
+            try (java.sql.Connection w = e.connectPg(); java.sql.Connection d = e.connectPg()) {
+                LocalPg.exec(w, "BEGIN", "INSERT INTO " + s + ".r3a VALUES (5000, 150, 'direct')",
+                        "UPDATE " + s + ".r3 SET v = 'through r3' WHERE k IN (102, 201)",
+                        "DELETE FROM " + s + ".r WHERE k IN (105, 204)",
+                        "UPDATE " + s + ".r SET k = k + 100 WHERE k = 108"); // r3a to r3b
+                java.util.concurrent.CompletableFuture<Void> detach = java.util.concurrent.CompletableFuture.runAsync(
+                        () -> {
+                            try {
+                                LocalPg.exec(d, "ALTER TABLE " + s + ".r DETACH PARTITION " + s + ".r3 CONCURRENTLY");
+                            } catch (java.sql.SQLException x) {
+                                throw new IllegalStateException(x);
+                            }
+                        });
+                FlinkTestJobs.awaitTrue("the detach's first transaction commits", Duration.ofSeconds(30), () -> {
+                    try {
+                        return "true".equals(LocalPg.queryString(e.pg, "SELECT bool_or(inhdetachpending)::text FROM"
+                                + " pg_inherits WHERE inhrelid = '" + s + ".r3'::regclass"));
+                    } catch (java.sql.SQLException x) {
+                        throw new IllegalStateException(x);
+                    }
+                });
+                LocalPg.exec(w, "INSERT INTO " + s + ".r3 VALUES (5003, 170, 'after T1'), (5004, 270, 'after T1')",
+                        "UPDATE " + s + ".r3b SET v = 'after T1' WHERE k = 207");
+                e.awaitStreamCaughtUp(Duration.ofMinutes(2)); // T1 is in ClickHouse, with a checkpoint after it
+                Thread.sleep(1500);
+                job.cancel().get();
+                LocalPg.exec(w, "COMMIT");
+                detach.get(30, java.util.concurrent.TimeUnit.SECONDS);
+            }
+            LocalPg.exec(e.pg, "UPDATE " + s + ".r3 SET v = 'later' WHERE k = 111",
+                    "UPDATE " + s + ".r5 SET v = 'later' WHERE k = 411");
+            e.start(e.config(opts), FlinkTestJobs.latestCheckpoint(e.checkpoints), 0);
+            e.awaitCaughtUp(Duration.ofMinutes(2));
+            Map<String, Integer> rows = new TreeMap<>();
+            for (String t : List.of("r", "r3", "r5", "r7")) {
+                // kept: the root's table also holds r3's and r5's partitions as of their detach
+                rows.put(t, TableComparison.assertEqual(e.pg, e.ch, s, t, keep && t.equals("r") ? "k < 100" : null));
+                if (!t.equals("r7") && (!keep || !t.equals("r"))) {
+                    assertEquals(byPartitionInPg(e, s + "." + t), byPartitionInCh(e, s + "__" + t),
+                            t + ": rows per partition");
+                }
+            }
+            assertTrue(rows.get("r") > 20 && rows.get("r3") > 60 && rows.get("r5") > 60, rows.toString());
+            // attached again: their (partitions') rows go back into the root's table, from their own, the rows
+            // unchanged since the detach too (with detached=remove, above the partition's end there)
+            LocalPg.exec(e.pg, "ALTER TABLE " + s + ".r ATTACH PARTITION " + s + ".r5 FOR VALUES FROM (300) TO (500)",
+                    "ALTER TABLE " + s + ".r ATTACH PARTITION " + s + ".r7 FOR VALUES FROM (500) TO (600)",
+                    "UPDATE " + s + ".r SET v = 'attached again' WHERE k IN (303, 405, 507)");
+            e.awaitCaughtUp(Duration.ofMinutes(2));
+            rows.put("r, r5 and r7 attached", TableComparison.assertEqual(e.pg, e.ch, s, "r",
+                    keep ? "k < 100 OR k >= 300" : null));
+            if (!keep) {
+                assertEquals(byPartitionInPg(e, s + ".r"), byPartitionInCh(e, s + "__r"), "r: rows per partition");
+            }
+            System.out.println("detached partitioned partitions (keep " + keep + "): " + rows);
+            assertEquals("0", e.ch.queryString("SELECT count() FROM system.tables WHERE database = '" + e.chDatabase
+                    + "' AND name IN ('" + s + "__r5', '" + s + "__r7')"), "the attached ones' own tables set aside");
+        }
+    }
+
+    private static void straddle(String prefix, boolean keep, boolean excluded, boolean kill, boolean cancel)
+            throws Exception {
+        try (E2e e = new E2e(prefix)) {
+            String s = e.schema;
+            LocalPg.exec(e.pg,
+                    "CREATE TABLE " + s + ".r (id int, k int, v text, PRIMARY KEY (id, k)) PARTITION BY RANGE (k)",
+                    "CREATE TABLE " + s + ".r1 PARTITION OF " + s + ".r FOR VALUES FROM (0) TO (100)",
+                    "CREATE TABLE " + s + ".r2 PARTITION OF " + s + ".r FOR VALUES FROM (100) TO (200)",
+                    "CREATE TABLE " + s + ".r3 PARTITION OF " + s + ".r FOR VALUES FROM (200) TO (300)");
+            List<String> opts = new java.util.ArrayList<>(List.of("--tables.partitions.detached", keep ? "keep" : "remove"));
+            if (excluded) {
+                opts.addAll(List.of("--tables.exclude", s + ".r2"));
+            }
+            JobClient job = e.start(opts.toArray(String[]::new));
+            LocalPg.exec(e.pg, "INSERT INTO " + s + ".r SELECT g, g, 'v' FROM generate_series(0, 299, 3) g");
+            long r2 = Long.parseLong(LocalPg.queryString(e.pg, "SELECT '" + s + ".r2'::regclass::oid::text"));
+            long r2AtT1; // r2's rows as of T1: the writer's are not committed then
+            try (java.sql.Connection w = e.connectPg(); java.sql.Connection d = e.connectPg()) {
+                LocalPg.exec(w, "BEGIN",
+                        "INSERT INTO " + s + ".r2 VALUES (5000, 150, 'direct')",
+                        "UPDATE " + s + ".r2 SET v = 'direct update' WHERE k IN (102, 105)",
+                        "DELETE FROM " + s + ".r2 WHERE k = 108",
+                        "INSERT INTO " + s + ".r VALUES (5001, 160, 'through the root'), (5002, 60, 'r1, root')",
+                        "UPDATE " + s + ".r SET v = 'root update' WHERE k IN (111, 63)",
+                        "DELETE FROM " + s + ".r WHERE k IN (123, 66)",
+                        "UPDATE " + s + ".r SET k = k + 100 WHERE k = 30", // moves into r2
+                        "UPDATE " + s + ".r SET k = k - 100 WHERE k = 114"); // moves out of r2
+                r2AtT1 = Long.parseLong(LocalPg.queryString(e.pg, "SELECT count(*) FROM " + s + ".r2"));
+                String detacher = LocalPg.queryString(d, "SELECT pg_backend_pid()::text");
+                java.util.concurrent.CompletableFuture<Void> detach = java.util.concurrent.CompletableFuture.runAsync(
+                        () -> {
+                            try {
+                                LocalPg.exec(d, "ALTER TABLE " + s + ".r DETACH PARTITION " + s + ".r2 CONCURRENTLY");
+                            } catch (java.sql.SQLException x) {
+                                throw new IllegalStateException(x);
+                            }
+                        });
+                FlinkTestJobs.awaitTrue("the detach's first transaction commits", Duration.ofSeconds(30), () -> {
+                    try {
+                        return "true".equals(LocalPg.queryString(e.pg, "SELECT bool_or(inhdetachpending)::text FROM"
+                                + " pg_inherits WHERE inhrelid = '" + s + ".r2'::regclass"));
+                    } catch (java.sql.SQLException x) {
+                        throw new IllegalStateException(x);
+                    }
+                });
+                // T2 waits for the writer (it locks r2 ACCESS EXCLUSIVE): the detach is pending until the commit
+                assertEquals("true", LocalPg.queryString(e.pg, "SELECT bool_or(inhdetachpending)::text FROM"
+                        + " pg_inherits WHERE inhrelid = '" + s + ".r2'::regclass"));
+                LocalPg.exec(w,
+                        "INSERT INTO " + s + ".r2 VALUES (5003, 170, 'after T1')",
+                        "UPDATE " + s + ".r2 SET v = 'after T1' WHERE k = 117 OR id = 5000",
+                        "DELETE FROM " + s + ".r2 WHERE k = 120",
+                        "UPDATE " + s + ".r SET v = 'r1 after T1' WHERE k = 33");
+                if (kill) {
+                    e.awaitStreamCaughtUp(Duration.ofMinutes(2)); // T1 is in ClickHouse, with a checkpoint after it
+                    Thread.sleep(1500);
+                    job.cancel().get();
+                }
+                if (cancel) {
+                    LocalPg.queryString(e.pg, "SELECT pg_cancel_backend(" + detacher + ")::text");
+                    java.util.concurrent.ExecutionException x = org.junit.jupiter.api.Assertions.assertThrows(
+                            java.util.concurrent.ExecutionException.class,
+                            () -> detach.get(30, java.util.concurrent.TimeUnit.SECONDS));
+                    assertTrue(String.valueOf(x.getCause()).contains("cancel"), String.valueOf(x.getCause()));
+                }
+                LocalPg.exec(w, "COMMIT");
+                if (cancel) {
+                    assertEquals("true", LocalPg.queryString(e.pg, "SELECT bool_or(inhdetachpending)::text FROM"
+                            + " pg_inherits WHERE inhrelid = '" + s + ".r2'::regclass"), "still pending");
+                    LocalPg.exec(e.pg, "INSERT INTO " + s + ".r2 VALUES (5005, 180, 'pending')",
+                            "ALTER TABLE " + s + ".r DETACH PARTITION " + s + ".r2 FINALIZE");
+                } else {
+                    detach.get(30, java.util.concurrent.TimeUnit.SECONDS);
+                }
+            }
+            LocalPg.exec(e.pg, "INSERT INTO " + s + ".r VALUES (6000, 70, 'later')");
+            if (kill) {
+                job = e.start(e.config(opts.toArray(String[]::new)), FlinkTestJobs.latestCheckpoint(e.checkpoints), 0);
+            }
+            e.awaitCaughtUp(Duration.ofMinutes(2));
+            Map<String, Integer> rows = new TreeMap<>();
+            // r2's range: in keep mode the root's table keeps r2 as of T1 there, PostgreSQL's root holds none of it
+            rows.put("r", TableComparison.assertEqual(e.pg, e.ch, s, "r", keep ? "k < 100 OR k >= 200" : null));
+            Map<Long, Long> expected = byPartitionInPg(e, s + ".r");
+            if (keep) {
+                expected.put(r2, r2AtT1);
+            }
+            assertEquals(expected, byPartitionInCh(e, s + "__r"), "rows per partition");
+            String ownTables = e.ch.queryString("SELECT count() FROM system.tables WHERE database = '" + e.chDatabase
+                    + "' AND name = '" + s + "__r2'");
+            if (excluded) {
+                assertEquals("0", ownTables, "r2 is not replicated on its own");
+                // the writer's row changes in r2 decoded before T1 (after T1 r2 is outside the filter)
+                assertEquals(9, TestMetricReporter.value("partition_rows_skipped_left_root"));
+            } else {
+                rows.put("r2", TableComparison.assertEqual(e.pg, e.ch, s, "r2"));
+            }
+            assertTrue(rows.get("r") > 50 && (excluded || rows.get("r2") > 30), rows.toString());
+            System.out.println("straddling writer (keep " + keep + ", excluded " + excluded + ", kill " + kill
+                    + ", cancel " + cancel + "): " + rows);
+        }
+    }
+
+    /**
      * Tables the job never replicated (in a schema the filter leaves out), filled before the job, attached as
      * partitions of a replicated root while it runs (issue 26, S4): the rows they held are not in the WAL, so the
      * sink requests their copy and the snapshot's coordinator copies them from PostgreSQL, versioned with the stream.

@@ -8,6 +8,7 @@ import io.walshadow.buffer.DrainedChange;
 import io.walshadow.buffer.DrainedCommit;
 import io.walshadow.change.RowChange;
 import io.walshadow.change.TruncateChange;
+import io.walshadow.catalog.PartitionOf;
 import io.walshadow.catalog.RelationDescriptor;
 import io.walshadow.clickhouse.CopyRequests;
 import io.walshadow.clickhouse.BatchCommitter;
@@ -116,6 +117,8 @@ final class ClickHouseSinkWriter implements CommittingSinkWriter<Drained, SinkBa
     // the commit being drained
     private final Map<Integer, RelFileLocator> rewrittenTo = new HashMap<>();
     private final Set<Integer> droppedInCommit = new HashSet<>();
+    /** Roots that stop being roots in the catalog commit being applied (dropped, or attached under another). */
+    private final Set<Integer> rootsGoing = new HashSet<>();
     private final Map<String, RowChange> speculative = new HashMap<>();
     /**
      * Relations the stream dropped (with the writer's state): an initial-snapshot row of one that arrives later was
@@ -141,6 +144,11 @@ final class ClickHouseSinkWriter implements CommittingSinkWriter<Drained, SinkBa
      * that detached or dropped it) is the partition's own, as PostgreSQL has it. Part of the writer's state.
      */
     private final Map<Integer, Integer> leftRoots = new HashMap<>();
+    /**
+     * Partitions that left a root for another (a partitioned table above them detached, a root of its own now), with
+     * that root: a row of {@link #leftRoots} goes there, mapped onto its columns by name. Part of the writer's state.
+     */
+    private final Map<Integer, Integer> movedRoots = new HashMap<>();
     /** Partitions attached with rows the WAL does not hold: the LSN of the latest such attach. */
     private final Map<Integer, Long> attachedAt = new HashMap<>();
     /** Mirrors to retire in this batch (dropped in the previous, checkpointed batch). */
@@ -243,6 +251,7 @@ final class ClickHouseSinkWriter implements CommittingSinkWriter<Drained, SinkBa
                 droppedRelations.addAll(restored.droppedRelations());
                 leftRoots.putAll(restored.leftRoots());
                 attachedAt.putAll(restored.attachedAt());
+                movedRoots.putAll(restored.movedRoots());
                 quarantine.restore(restored.quarantined(), options.filter());
                 dropStagedFrom(restored.nextBatch());
                 // Above every committed batch too: restored from an older savepoint, numbers it already used
@@ -339,55 +348,72 @@ final class ClickHouseSinkWriter implements CommittingSinkWriter<Drained, SinkBa
         // roots of their own attached below another root (ATTACH of a sub-partitioned table): their partitions move
         // to the other root in this commit, and their rows there are copied before their own table goes
         attachedRoots = snapshot ? Set.of() : attachedRoots(cat.changes());
-        List<CatalogChange> attached = new ArrayList<>();
+        // a root that stops being one (dropped, or attached as a partition) goes last: the partitions leaving it in
+        // this commit read their rows from its table first (to their new root's), and need no barrier there
+        rootsGoing.clear();
+        List<CatalogChange> last = new ArrayList<>();
         for (CatalogChange change : cat.changes()) {
-            if (attachedRoots.contains(change.relOid())) {
-                attached.add(change);
-                continue;
-            }
-            if (snapshot && lateSnapshotRow(change.relOid(), change.after().locator())) {
-                continue; // an empty table of the snapshot the stream has since rewritten or dropped
-            }
-            if (snapshot && routed(change.after()) && Integer.valueOf(change.after().partition().root().relOid())
-                    .equals(leftRoots.get(change.relOid()))) {
-                continue; // an empty partition of the snapshot that has since left that root
-            }
-            if (!snapshot) {
-                if (change.after() == null) {
-                    droppedRelations.add(change.relOid());
-                } else {
-                    droppedRelations.remove(change.relOid());
-                }
-            }
-            retireToastOf(change);
-            if (isToast(change.after()) || isToast(change.before())) {
-                continue; // TOAST relations get mirrors, not destination tables
-            }
-            if (routed(change.before()) || routed(change.after())) {
-                partitionChange(change, cat.commitLsn());
-                continue; // a partition's rows go to its root's destination, whose own changes plan its DDL
-            }
-            DestTable current = tables.get(change.relOid());
-            SchemaPlanner.Plan plan = planner.plan(current, change, cat.commitLsn(), types, values);
-            addSteps(plan.steps());
-            targets.remove(change.relOid());
-            if (plan.table() == null) {
-                if (tables.remove(change.relOid()) != null) {
-                    droppedInCommit.add(change.relOid());
-                }
-                continue;
-            }
-            checkNameFree(plan.table());
-            tables.put(change.relOid(), plan.table());
-            if (snapshot) {
-                types.pin(List.of(change.after())); // an empty table the snapshot created: its types for later
-            }
-            if (plan.supersedeOldStorage()) {
-                rewrittenTo.put(change.relOid(), change.after().locator());
+            RelationDescriptor b = change.before();
+            if (b != null && b.relkind() == 'p' && !routed(b) && (change.after() == null || routed(change.after()))) {
+                rootsGoing.add(change.relOid());
+                last.add(change);
             }
         }
-        for (CatalogChange change : attached) {
-            attachedRoot(change, cat.commitLsn());
+        for (CatalogChange change : cat.changes()) {
+            if (!rootsGoing.contains(change.relOid())) {
+                catalogChange(change, cat, snapshot);
+            }
+        }
+        for (CatalogChange change : last) {
+            if (attachedRoots.contains(change.relOid())) {
+                attachedRoot(change, cat.commitLsn()); // its partitions' rows went to the other root's table
+            } else {
+                catalogChange(change, cat, snapshot);
+            }
+        }
+        rootsGoing.clear();
+    }
+
+    private void catalogChange(CatalogChange change, DrainedCatalog cat, boolean snapshot) {
+        if (snapshot && lateSnapshotRow(change.relOid(), change.after().locator())) {
+            return; // an empty table of the snapshot the stream has since rewritten or dropped
+        }
+        if (snapshot && routed(change.after()) && Integer.valueOf(change.after().partition().root().relOid())
+                .equals(leftRoots.get(change.relOid()))) {
+            return; // an empty partition of the snapshot that has since left that root
+        }
+        if (!snapshot) {
+            if (change.after() == null) {
+                droppedRelations.add(change.relOid());
+            } else {
+                droppedRelations.remove(change.relOid());
+            }
+        }
+        retireToastOf(change);
+        if (isToast(change.after()) || isToast(change.before())) {
+            return; // TOAST relations get mirrors, not destination tables
+        }
+        if (routed(change.before()) || routed(change.after())) {
+            partitionChange(change, cat.commitLsn());
+            return; // a partition's rows go to its root's destination, whose own changes plan its DDL
+        }
+        DestTable current = tables.get(change.relOid());
+        SchemaPlanner.Plan plan = planner.plan(current, change, cat.commitLsn(), types, values);
+        addSteps(plan.steps());
+        targets.remove(change.relOid());
+        if (plan.table() == null) {
+            if (tables.remove(change.relOid()) != null) {
+                droppedInCommit.add(change.relOid());
+            }
+            return;
+        }
+        checkNameFree(plan.table());
+        tables.put(change.relOid(), plan.table());
+        if (snapshot) {
+            types.pin(List.of(change.after())); // an empty table the snapshot created: its types for later
+        }
+        if (plan.supersedeOldStorage()) {
+            rewrittenTo.put(change.relOid(), change.after().locator());
         }
     }
 
@@ -455,6 +481,7 @@ final class ClickHouseSinkWriter implements CommittingSinkWriter<Drained, SinkBa
         if (routed(a)) {
             leftRoots.remove(leaf); // attached (again): no writer straddles an ATTACH, which locks the partition
         }
+        movedRoots.remove(leaf);
         if (routed(b)) {
             int root = b.partition().root().relOid();
             boolean left = !routed(a) || a.partition().root().relOid() != root;
@@ -471,11 +498,13 @@ final class ClickHouseSinkWriter implements CommittingSinkWriter<Drained, SinkBa
             }
             if (left && routed(a)) {
                 // moved to another root with the partitioned table above it (attached below that root, or detached
-                // from this one and a root of its own since): its rows in this root's table go with it
+                // from this one and a root of its own since): its rows in this root's table go with it, and rows of
+                // writers that straddled the move follow it there
+                movedRoots.put(leaf, a.partition().root().relOid());
                 moved(dest, a, commitLsn);
             }
-            // a root attached below another keeps its table as it was (renamed aside, or dropped, after the copies)
-            if (dest != null && left && !options.keepDetachedRows() && !attachedRoots.contains(root)) {
+            // a root that stops being one keeps its table as it was (renamed aside, or dropped, after the copies)
+            if (dest != null && left && !options.keepDetachedRows() && !rootsGoing.contains(root)) {
                 endPartition(dest, leaf, commitLsn, commitLsn); // its rows, this transaction's too, end here
                 partitionsEnded.inc();
             } else if (dest != null && rewritten && dest.keyedByTid()) {
@@ -768,14 +797,22 @@ final class ClickHouseSinkWriter implements CommittingSinkWriter<Drained, SinkBa
         }
         if (routed(r.descriptor()) && Integer.valueOf(r.descriptor().partition().root().relOid())
                 .equals(leftRoots.get(rel))) {
-            // decoded while the partition was in that root, committed after it left: the partition's own row
-            if (tables.get(rel) == null) {
+            // decoded while the partition was in that root, committed after it left: the partition's own row, or
+            // its new root's
+            Integer moved = movedRoots.get(rel);
+            DestTable to = moved == null ? null : tables.get(moved);
+            if (to != null) {
+                r = new RowChange(r.lsn(), r.xid(), r.op(), r.rel(),
+                        r.descriptor().withPartition(PartitionOf.of(to.shape(), r.descriptor())), r.newTid(),
+                        r.oldTid(), r.newValues(), r.oldValues(), r.oldIsFullRow());
+            } else if (tables.get(rel) == null) {
                 // dropped with its partition, or the partition is not replicated on its own
                 (c.fullXid() == 0 ? snapshotSuperseded : partitionRowsLeft).inc();
                 return;
+            } else {
+                r = new RowChange(r.lsn(), r.xid(), r.op(), r.rel(), r.descriptor().withPartition(null),
+                        r.newTid(), r.oldTid(), r.newValues(), r.oldValues(), r.oldIsFullRow());
             }
-            r = new RowChange(r.lsn(), r.xid(), r.op(), r.rel(), r.descriptor().withPartition(null), r.newTid(),
-                    r.oldTid(), r.newValues(), r.oldValues(), r.oldIsFullRow());
         }
         // a partition's row goes to its root's destination (the encoder maps its columns by name)
         RelationDescriptor shape = routed(r.descriptor()) ? r.descriptor().partition().root() : r.descriptor();
@@ -1076,7 +1113,8 @@ final class ClickHouseSinkWriter implements CommittingSinkWriter<Drained, SinkBa
     @Override
     public List<SinkWriterState> snapshotState(long checkpointId) {
         return List.of(new SinkWriterState(sinkId, batch, new ArrayList<>(tables.values()), retireDue,
-                new ArrayList<>(droppedRelations), types.stream(), quarantine.list(), leftRoots, attachedAt));
+                new ArrayList<>(droppedRelations), types.stream(), quarantine.list(), leftRoots, attachedAt,
+                movedRoots));
     }
 
     @Override
