@@ -854,7 +854,13 @@ class PartitionedEndToEndIT {
             e.failFastIfAJobFailed();
             try {
                 String pg = LocalPg.queryString(e.pg, "SELECT count(*) FROM " + s + "." + root);
-                String ch = e.ch.queryString("SELECT count() FROM `" + e.chDatabase + "`.`" + s + "__" + root
+                String table = s + "__" + root;
+                // the root's table appears with the first batch that commits rows into it
+                if ("0".equals(e.ch.queryString("SELECT count() FROM system.tables WHERE database = '"
+                        + e.chDatabase + "' AND name = '" + table + "'"))) {
+                    return false;
+                }
+                String ch = e.ch.queryString("SELECT count() FROM `" + e.chDatabase + "`.`" + table
                         + "` FINAL WHERE _is_deleted = 0");
                 return pg.equals(ch) && TestMetricReporter.value("complete") == 1;
             } catch (java.sql.SQLException x) {
