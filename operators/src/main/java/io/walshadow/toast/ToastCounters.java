@@ -20,6 +20,11 @@ public final class ToastCounters {
     public long filledSuperseded;
     /** The mirror holds a gapped or short run of the value (a partly merged-away generation). */
     public long filledMismatch;
+    /**
+     * A value the mirror lacks for a row of a table attached with rows, older than that table's copy round (which
+     * supersedes the row): filled whatever {@code toast.missing} says.
+     */
+    public long filledBeforeCopy;
     /** A gap in chunks the job itself buffered: counted, then the job stops. */
     public long fetchMiss;
 
@@ -33,6 +38,7 @@ public final class ToastCounters {
         m.put("toast_values_filled_default", filledDefault);
         m.put("toast_values_filled_superseded", filledSuperseded);
         m.put("toast_values_filled_mismatch", filledMismatch);
+        m.put("toast_values_filled_before_copy", filledBeforeCopy);
         m.put("toast_fetch_miss", fetchMiss);
         return m;
     }

@@ -227,27 +227,46 @@ public final class ToastResolver {
      */
     public static boolean anyIncomplete(List<Pending> rows,
                                         Map<Integer, Map<ToastMirror.Need, List<ToastMirror.Chunk>>> fetched) {
+        return !incompleteRelations(rows, fetched).isEmpty();
+    }
+
+    /** The TOAST relations of the values the mirrors' answer lacks (all or part of). */
+    public static Set<Integer> incompleteRelations(List<Pending> rows,
+                                                   Map<Integer, Map<ToastMirror.Need, List<ToastMirror.Chunk>>> fetched) {
+        Set<Integer> out = new java.util.TreeSet<>();
         for (Pending p : rows) {
             for (int i : p.columns) {
                 ToastPointer ptr = (ToastPointer) p.values[i];
                 Map<ToastMirror.Need, List<ToastMirror.Chunk>> rel = fetched.get(ptr.toastRelOid());
                 if (rel == null) {
-                    return true;
+                    out.add(ptr.toastRelOid());
+                    continue;
                 }
                 long have = 0;
                 for (ToastMirror.Chunk c : rel.getOrDefault(new ToastMirror.Need(ptr.valueId(), p.row.lsn()), List.of())) {
                     have += c.data().length;
                 }
                 if (have != Integer.toUnsignedLong(ptr.externalSize())) {
-                    return true;
+                    out.add(ptr.toastRelOid());
                 }
             }
         }
-        return false;
+        return out;
     }
 
     /** The pending row with the mirror's values in place (or filled and counted). */
     public RowChange complete(Pending p, Map<Integer, Map<ToastMirror.Need, List<ToastMirror.Chunk>>> fetched) {
+        return complete(p, fetched, Map.of());
+    }
+
+    /**
+     * As {@link #complete(Pending, Map)}; {@code copiedAt}: per TOAST relation of a table attached with rows, the
+     * version its copy round's rows carry. A row older than that is superseded by the copy of its partition (the copy
+     * holds the partition's state after it), so a value the mirror lacks for it is filled, and counted, even with
+     * {@code toast.missing=fail}: the mirror holds the round's values only from that version on.
+     */
+    public RowChange complete(Pending p, Map<Integer, Map<ToastMirror.Need, List<ToastMirror.Chunk>>> fetched,
+                              Map<Integer, Long> copiedAt) {
         RowChange r = p.row;
         boolean changed = p.columns.size() < countPointers(r.newValues());
         for (int i : p.columns) {
@@ -262,6 +281,12 @@ public final class ToastResolver {
                         + " supersede them", null);
             }
             List<ToastMirror.Chunk> chunks = rel.getOrDefault(new ToastMirror.Need(ptr.valueId(), r.lsn()), List.of());
+            Long copy = copiedAt.get(ptr.toastRelOid());
+            if (copy != null && Long.compareUnsigned(r.lsn(), copy) < 0
+                    && assemble(chunks, ptr.externalSize()) == null) {
+                counters.filledBeforeCopy++; // superseded by the copy row of its partition
+                continue;
+            }
             if (chunks.isEmpty()) {
                 refuseFill(r, col, ptr, "its ClickHouse mirror " + ToastMirror.name(ptr.toastRelOid())
                         + " holds no chunk of it at that LSN");
