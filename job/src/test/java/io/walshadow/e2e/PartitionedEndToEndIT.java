@@ -474,6 +474,9 @@ class PartitionedEndToEndIT {
             String s = e.schema;
             String x = s + "_x";
             int rows = Integer.getInteger("walshadow.attachToastRows", 3000);
+            // rows with short values after them (the design's 1M-row case: -Dwalshadow.attachPlainRows=...)
+            int plain = Integer.getInteger("walshadow.attachPlainRows", 0);
+            String toasted = " AND id <= " + rows;
             java.util.concurrent.CountDownLatch reached = new java.util.concurrent.CountDownLatch(1);
             java.util.concurrent.atomic.AtomicBoolean released = new java.util.concurrent.atomic.AtomicBoolean();
             try {
@@ -487,10 +490,15 @@ class PartitionedEndToEndIT {
                                 + " PRIMARY KEY (id, region))",
                         // 2,560 hex digits a row: pglz finds nothing to compress, stored out of line
                         "INSERT INTO " + x + ".o_t SELECT g, 't', g, (SELECT string_agg(md5(g || '.' || i), '')"
-                                + " FROM generate_series(1, 80) i) FROM generate_series(1, " + rows + ") g");
+                                + " FROM generate_series(1, 80) i) FROM generate_series(1, " + rows + ") g",
+                        "INSERT INTO " + x + ".o_t SELECT g, 't', g, 'p' || g FROM generate_series(" + (rows + 1) + ", "
+                                + (rows + plain) + ") g",
+                        "CREATE TABLE " + x + ".o_t2 (LIKE " + x + ".o_t INCLUDING ALL)",
+                        "INSERT INTO " + x + ".o_t2 SELECT g, 't2', g, (SELECT string_agg(md5(g || ':' || i), '')"
+                                + " FROM generate_series(1, 80) i) FROM generate_series(1, 300) g");
                 long external = Long.parseLong(LocalPg.queryString(e.pg, "SELECT count(*) FROM " + x + ".o_t WHERE"
                         + " pg_column_size(note) > 2000 AND pg_column_size(note) = octet_length(note)"));
-                assertEquals(rows, external, "every value stored out of line, uncompressed");
+                assertEquals(rows, external, "every long value stored out of line, uncompressed");
                 TestMetricReporter.METRICS.clear();
                 JobClient job = e.start(e.config("--toast.missing", "fill", "--snapshot.parallelism", "1",
                         "--checkpoint.interval", "1s"), null, 0);
@@ -509,18 +517,22 @@ class PartitionedEndToEndIT {
                         }
                     }
                 });
+                long attachedAt = System.currentTimeMillis();
                 LocalPg.exec(e.pg, "ALTER TABLE " + s + ".o ATTACH PARTITION " + x + ".o_t FOR VALUES IN ('t')",
                         // before the round's start point (it needs the request committed, then a poll)
-                        "UPDATE " + s + ".o SET v = v + 100 WHERE region = 't' AND id % 17 = 0");
+                        "UPDATE " + s + ".o SET v = v + 100 WHERE region = 't' AND id % 17 = 0" + toasted);
                 assertTrue(reached.await(3, java.util.concurrent.TimeUnit.MINUTES), "the copy's TOAST seed reached");
                 e.failFastIfAJobFailed();
                 LocalPg.exec(e.pg,
                         // unchanged out-of-line values: the WAL rows carry their pointers only
-                        "UPDATE " + s + ".o SET v = -v WHERE region = 't' AND id % 3 = 0",
-                        "UPDATE " + x + ".o_t SET v = v + 1000000 WHERE id % 7 = 0",
+                        "UPDATE " + s + ".o SET v = -v WHERE region = 't' AND id % 3 = 0" + toasted,
+                        "UPDATE " + x + ".o_t SET v = v + 1000000 WHERE id % 7 = 0" + toasted,
                         // a value rewritten (its chunks in the WAL) and rows gone
-                        "UPDATE " + s + ".o SET note = 'new ' || md5(id::text) WHERE region = 't' AND id % 11 = 0",
-                        "DELETE FROM " + s + ".o WHERE region = 't' AND id % 13 = 0");
+                        "UPDATE " + s + ".o SET note = 'new ' || md5(id::text) WHERE region = 't' AND id % 11 = 0" + toasted,
+                        "DELETE FROM " + s + ".o WHERE region = 't' AND id % 13 = 0" + toasted,
+                        // another attach, behind the held rows: resumed, its rows wait again, for its own round
+                        "ALTER TABLE " + s + ".o ATTACH PARTITION " + x + ".o_t2 FOR VALUES IN ('t2')",
+                        "UPDATE " + s + ".o SET v = -v WHERE region = 't2' AND id % 2 = 0");
                 FlinkTestJobs.awaitTrue(() -> "rows held for the copy's TOAST seed (filled: "
                         + TestMetricReporter.value("toast_values_filled_superseded") + ")", Duration.ofMinutes(2),
                         () -> {
@@ -539,7 +551,7 @@ class PartitionedEndToEndIT {
                 held = TestMetricReporter.value("toast_held_for_seed"); // the changes made after B among them
                 // killed mid-copy while holding: the held rows and what they wait for are in the checkpoint
                 job.cancel().get();
-                LocalPg.exec(e.pg, "UPDATE " + s + ".o SET v = v + 1 WHERE region = 't' AND id % 5 = 0");
+                LocalPg.exec(e.pg, "UPDATE " + s + ".o SET v = v + 1 WHERE region = 't' AND id % 5 = 0" + toasted);
                 TestMetricReporter.METRICS.clear();
                 job = e.start(e.config("--snapshot.parallelism", "1", "--checkpoint.interval", "1s"),
                         FlinkTestJobs.latestCheckpoint(e.checkpoints), 0);
@@ -551,25 +563,27 @@ class PartitionedEndToEndIT {
                 Thread.sleep(3000); // the held rows stay held: the seed is not done
                 assertTrue(TestMetricReporter.value("toast_held_for_seed") > 0, "still held after the restore");
                 released.set(true);
-                LocalPg.exec(e.pg, "UPDATE " + s + ".o SET v = v + 2 WHERE region = 't' AND id % 4 = 0");
-                e.awaitCaughtUp(Duration.ofMinutes(3));
+                LocalPg.exec(e.pg, "UPDATE " + s + ".o SET v = v + 2 WHERE region = 't' AND id % 4 = 0" + toasted);
+                e.awaitCaughtUp(Duration.ofMinutes(3 + plain / 50_000));
                 int total = awaitRootEqual(e, s, "o");
-                assertEquals(rows + 100 - rows / 13, total, "rows");
-                List<String> pgMd5 = LocalPg.queryColumn(e.pg, "SELECT id || ' ' || coalesce(md5(note), 'NULL') FROM "
-                        + s + ".o WHERE region = 't' ORDER BY id");
-                List<String> chMd5 = e.ch.queryTsv("SELECT id, if(isNull(note), 'NULL', lower(hex(MD5(assumeNotNull(note)))))"
-                        + " FROM `" + e.chDatabase + "`.`" + s + "__o` FINAL WHERE region = 't' AND _is_deleted = 0"
-                        + " ORDER BY id").stream().map(r -> r[0] + " " + r[1]).toList();
+                assertEquals(rows + plain + 100 - rows / 13 + 300, total, "rows");
+                List<String> pgMd5 = LocalPg.queryColumn(e.pg, "SELECT region || id || ' ' || coalesce(md5(note),"
+                        + " 'NULL') FROM " + s + ".o WHERE region LIKE 't%' ORDER BY region, id");
+                List<String> chMd5 = e.ch.queryTsv("SELECT concat(region, toString(id)), if(isNull(note), 'NULL',"
+                        + " lower(hex(MD5(assumeNotNull(note))))) FROM `" + e.chDatabase + "`.`" + s + "__o` FINAL"
+                        + " WHERE region LIKE 't%' AND _is_deleted = 0 ORDER BY region, id").stream()
+                        .map(r -> r[0] + " " + r[1]).toList();
                 assertEquals(pgMd5, chMd5, "md5 of every out-of-line value");
                 assertEquals(0, TestMetricReporter.value("toast_values_filled_superseded"), "no value filled");
                 assertEquals(0, TestMetricReporter.value("toast_values_filled_mismatch"), "no value filled");
                 assertEquals(0, TestMetricReporter.value("toast_held_for_seed"));
                 assertTrue(TestMetricReporter.value("toast_values_resolved_mirror") > 0, "resolved from the mirror");
                 long beforeCopy = TestMetricReporter.value("toast_values_filled_before_copy");
-                assertTrue(beforeCopy > 0 && beforeCopy <= rows / 17, "filled below the copy: " + beforeCopy);
-                System.out.printf("attach with TOAST: %d rows copied, %d events held for the copy's seed across a"
-                        + " restore, root equal to PostgreSQL, %d values of rows older than the copy filled, nothing"
-                        + " else%n", rows, held, beforeCopy);
+                assertTrue(beforeCopy > 0 && beforeCopy <= rows / 17 + 150, "filled below the copy: " + beforeCopy);
+                System.out.printf("attach with TOAST: %d rows with out-of-line values and %d without copied in %d s,"
+                        + " %d events held for the copy's seed across a restore, root equal to PostgreSQL, %d values of"
+                        + " rows older than the copy filled, nothing else%n", rows, plain,
+                        (System.currentTimeMillis() - attachedAt) / 1000, held, beforeCopy);
             } finally {
                 released.set(true);
                 io.walshadow.clickhouse.Faults.install(null);
