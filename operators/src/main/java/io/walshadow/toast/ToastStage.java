@@ -64,7 +64,9 @@ import org.slf4j.LoggerFactory;
  * {@link SnapshotMarkers#COPIES_TABLE} once they are in the mirror. From the attach's catalog event on (keyed state,
  * so a restore keeps it) a short lookup of that table's TOAST relation holds the stream the same way until the
  * request is listed; then the held rows are looked up again. An attach inside the held events can make a resumed
- * row wait again: the rows not emitted yet go back to the head of the held events, in order.
+ * row wait again: the rows not emitted yet go back to the head of the held events, in order. A row changed between
+ * the attach and the round's start point is older than the copy, which supersedes it: a value it still lacks is
+ * filled and counted ({@code toast_values_filled_before_copy}) whatever {@code toast.missing} says.
  *
  * <p>Metrics (group {@code toast}): the counters of {@link ToastCounters}, and the gauges {@code toast_buffered_chunks}
  * and {@code toast_held_for_seed} (events held until the seed is done).
