@@ -21,10 +21,11 @@ public final class ToastCounters {
     /** The mirror holds a gapped or short run of the value (a partly merged-away generation). */
     public long filledMismatch;
     /**
-     * A value the mirror lacks for a row of a table attached with rows, older than that table's copy round (which
-     * supersedes the row): filled whatever {@code toast.missing} says.
+     * A value of a table attached with rows that its copy round's seed does not hold (the row referring to it is
+     * older than the copy, or the value was deleted before the copy read it: a later change supersedes the row):
+     * filled whatever {@code toast.missing} says.
      */
-    public long filledBeforeCopy;
+    public long filledAttached;
     /** A gap in chunks the job itself buffered: counted, then the job stops. */
     public long fetchMiss;
 
@@ -38,7 +39,7 @@ public final class ToastCounters {
         m.put("toast_values_filled_default", filledDefault);
         m.put("toast_values_filled_superseded", filledSuperseded);
         m.put("toast_values_filled_mismatch", filledMismatch);
-        m.put("toast_values_filled_before_copy", filledBeforeCopy);
+        m.put("toast_values_filled_attached", filledAttached);
         m.put("toast_fetch_miss", fetchMiss);
         return m;
     }

@@ -256,17 +256,19 @@ public final class ToastResolver {
 
     /** The pending row with the mirror's values in place (or filled and counted). */
     public RowChange complete(Pending p, Map<Integer, Map<ToastMirror.Need, List<ToastMirror.Chunk>>> fetched) {
-        return complete(p, fetched, Map.of());
+        return complete(p, fetched, Set.of());
     }
 
     /**
-     * As {@link #complete(Pending, Map)}; {@code copiedAt}: per TOAST relation of a table attached with rows, the
-     * version its copy round's rows carry. A row older than that is superseded by the copy of its partition (the copy
-     * holds the partition's state after it), so a value the mirror lacks for it is filled, and counted, even with
-     * {@code toast.missing=fail}: the mirror holds the round's values only from that version on.
+     * As {@link #complete(Pending, Map)}; {@code seededByCopy}: TOAST relations of tables attached with rows whose
+     * copy round has seeded the mirror with every value the table held when the round read it. A value such a mirror
+     * lacks was never in it because a later change superseded the row referring to it: the row is older than the
+     * copy (which holds the table's state after it), or the value was deleted before the copy read it (a resumed
+     * round reads under a later snapshot), which only a later change of that row does. So it is filled, and counted,
+     * even with {@code toast.missing=fail}, whose case (a value older than the job that no copy seeded) cannot arise.
      */
     public RowChange complete(Pending p, Map<Integer, Map<ToastMirror.Need, List<ToastMirror.Chunk>>> fetched,
-                              Map<Integer, Long> copiedAt) {
+                              Set<Integer> seededByCopy) {
         RowChange r = p.row;
         boolean changed = p.columns.size() < countPointers(r.newValues());
         for (int i : p.columns) {
@@ -281,10 +283,8 @@ public final class ToastResolver {
                         + " supersede them", null);
             }
             List<ToastMirror.Chunk> chunks = rel.getOrDefault(new ToastMirror.Need(ptr.valueId(), r.lsn()), List.of());
-            Long copy = copiedAt.get(ptr.toastRelOid());
-            if (copy != null && Long.compareUnsigned(r.lsn(), copy) < 0
-                    && assemble(chunks, ptr.externalSize()) == null) {
-                counters.filledBeforeCopy++; // superseded by the copy row of its partition
+            if (seededByCopy.contains(ptr.toastRelOid()) && assemble(chunks, ptr.externalSize()) == null) {
+                counters.filledAttached++; // superseded: see above
                 continue;
             }
             if (chunks.isEmpty()) {

@@ -64,9 +64,10 @@ import org.slf4j.LoggerFactory;
  * {@link SnapshotMarkers#COPIES_TABLE} once they are in the mirror. From the attach's catalog event on (keyed state,
  * so a restore keeps it) a short lookup of that table's TOAST relation holds the stream the same way until the
  * request is listed; then the held rows are looked up again. An attach inside the held events can make a resumed
- * row wait again: the rows not emitted yet go back to the head of the held events, in order. A row changed between
- * the attach and the round's start point is older than the copy, which supersedes it: a value it still lacks is
- * filled and counted ({@code toast_values_filled_before_copy}) whatever {@code toast.missing} says.
+ * row wait again: the rows not emitted yet go back to the head of the held events, in order. A value such a seeded
+ * mirror still lacks belongs to a superseded row (older than the copy, or its value deleted before a resumed round
+ * read the table): filled and counted ({@code toast_values_filled_attached}) whatever {@code toast.missing} says
+ * ({@link ToastResolver#complete(ToastResolver.Pending, Map, Set)}).
  *
  * <p>Metrics (group {@code toast}): the counters of {@link ToastCounters}, and the gauges {@code toast_buffered_chunks}
  * and {@code toast_held_for_seed} (events held until the seed is done).
@@ -283,7 +284,7 @@ public final class ToastStage extends KeyedProcessFunction<Integer, Drained, Dra
         }
         var fetched = rows.isEmpty() ? Map.<Integer, Map<ToastMirror.Need, List<ToastMirror.Chunk>>>of()
                 : resolver.fetch(rows);
-        Map<Integer, Long> copiedAt = new java.util.HashMap<>();
+        Set<Integer> seededByCopy = new HashSet<>();
         Set<Integer> lacking = rows.isEmpty() || seedLsn == 0 || ch == null ? Set.of()
                 : ToastResolver.incompleteRelations(rows, fetched);
         if (!lacking.isEmpty()) {
@@ -303,7 +304,7 @@ public final class ToastStage extends KeyedProcessFunction<Integer, Drained, Dra
                 if (req.f2 == 0) {
                     copies.add(rel);
                 } else {
-                    copiedAt.put(rel, req.f2 - 1); // the version of the round's rows (StartPoint.snapshotVersion)
+                    seededByCopy.add(rel);
                 }
             }
             if (initial || !copies.isEmpty()) {
@@ -327,7 +328,7 @@ public final class ToastStage extends KeyedProcessFunction<Integer, Drained, Dra
             } else {
                 DrainedChange c = (DrainedChange) q.event();
                 out.collect(new DrainedChange(c.commitSeq(), c.commitLsn(), c.fullXid(), c.commitTime(),
-                        resolver.complete(q.pending(), fetched, copiedAt)));
+                        resolver.complete(q.pending(), fetched, seededByCopy)));
             }
         }
         queue.clear();
