@@ -26,4 +26,5 @@ if [[ ${BENCH_NO_BUILD:-0} != 1 ]]; then # majors.sh builds once for all its run
   echo "[bench] building (mvn -pl bench -am package -DskipTests)" >&2
   mvn -B -q -o -pl bench -am package -DskipTests || mvn -B -q -pl bench -am package -DskipTests
 fi
-BENCH_CP="bench/target/classes:$(cat bench/target/runtime.classpath)"
+# The job's unshaded classes, not its jar (the shaded one: its relocated pgjdbc would claim jdbc:postgresql URLs).
+BENCH_CP="bench/target/classes:job/target/classes:$(cat bench/target/runtime.classpath)"

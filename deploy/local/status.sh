@@ -60,7 +60,7 @@ metrics=$(curl -fsS --max-time 5 "http://127.0.0.1:$METRICS_PORT/metrics" 2>/dev
 if [[ -z $metrics ]]; then
   printf 'rates      no Prometheus endpoint on http://localhost:%s/metrics\n' "$METRICS_PORT"
 else
-  lag=$(awk '/^flink_taskmanager_job_task_operator_wal_lagBytes[{ ]/ {v = $NF} END {printf "%d", v}' <<<"$metrics")
+  lag=$(awk '/^flink_taskmanager_job_task_operator_wal_lag_bytes[{ ]/ {v = $NF} END {printf "%d", v}' <<<"$metrics")
   rows=$(awk '/^flink_taskmanager_job_task_operator_clickhouse_sink_rows_staged_per_second[{ ]/ {s += $NF}
     END {printf "%.1f", s}' <<<"$metrics")
   printf 'rates      WAL lag %s bytes (the server has, the job not yet read); %s rows/s into ClickHouse (http://localhost:%s/metrics)\n' \

@@ -53,7 +53,7 @@ for major in $MAJORS; do
   (
     export WALSHADOW_PG_MAJOR=$major WALSHADOW_STATE_DIR=$STATE_PREFIX$major
     export WALSHADOW_PG_PORT=$((PORT_BASE + 100 * major))
-    trap 'bash "$STACK" stop >/dev/null 2>&1 || true' EXIT
+    trap 'bash "$STACK" stop >/dev/null 2>&1 || true; rm -f "${started:-}"' EXIT
     bash "$STACK" pg-start
     stack_env=$(bash "$STACK" env)
     eval "$stack_env"
@@ -68,8 +68,9 @@ for major in $MAJORS; do
       its+=,$IT_REPLICATED
     fi
     log "PostgreSQL $major: $its"
+    started=$(mktemp)
     mvn -B verify -pl job -am -Dtest=NONE -Dsurefire.failIfNoSpecifiedTests=false \
-      -Dit.test="$its" -Dit.failIfNoSpecifiedTests=false "$@"
+      -Dit.test="$its" -Dit.failIfNoSpecifiedTests=false "$@" || { r=$?; bash "$HERE/failed-test-logs.sh" --since "$started"; exit $r; }
   ) || rc=$?
   summary+=("PostgreSQL $major: $([[ $rc -eq 0 ]] && echo ok || echo "FAILED ($rc)") in $((SECONDS - t0)) s")
   [[ $rc -eq 0 ]] || failed+=("$major")

@@ -31,8 +31,11 @@ export WALSHADOW_CHDB_DIR
 cd "$ROOT"
 log "mvn -B verify $*  (in $ROOT)"
 rc=0
+started=$(mktemp); trap 'rm -f "$started"' EXIT
 mvn -B verify "$@" || rc=$?
 log "mvn exited $rc"
+# each test class logs to its own file (pom.xml): show the failed ones' here
+[[ $rc -eq 0 ]] || bash "$HERE/failed-test-logs.sh" --since "$started"
 majors_rc=0
 bash "$HERE/test-majors.sh" || majors_rc=$?
 [[ $rc -ne 0 ]] || rc=$majors_rc

@@ -27,4 +27,17 @@ public interface CatalogSource {
     default boolean existedBeforeLastCommit(int relOid) {
         return false;
     }
+
+    /** Whether the last commit the source has seen created the relation. False when the source cannot tell. */
+    default boolean createdByLastCommit(int relOid) {
+        return false;
+    }
+
+    /**
+     * The partitioned tables between a partition and its root, its parent first (empty for a partition of the root
+     * itself, or when the source cannot tell): the table an ATTACH of a sub-partitioned table names is one of them.
+     */
+    default java.util.List<Integer> partitionedAbove(int relOid) {
+        return java.util.List.of();
+    }
 }

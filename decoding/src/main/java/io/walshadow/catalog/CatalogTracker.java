@@ -456,8 +456,7 @@ public final class CatalogTracker {
         }
         if (r instanceof Present resolved) {
             Present p = live.partitionRoot() == 0 ? resolved : routed(live, resolved, lsn);
-            boolean attachedWithRows = p != resolved && prior.isEmpty() && b.invalidated().contains(oid)
-                    && source.existedBeforeLastCommit(oid);
+            boolean attachedWithRows = p != resolved && prior.isEmpty() && attachedHere(oid, b);
             if (attachedWithRows) {
                 // a commit made an existing table, not followed until now, a partition: an ATTACH
                 counters.partitionsAttachedWithoutHistory++;
@@ -496,6 +495,26 @@ public final class CatalogTracker {
                 changes.add(new CatalogChange(oid, before, null, null, NotCoveredReason.NOT_LOGGED));
             }
         }
+    }
+
+    /**
+     * Whether the boundary's commit made an existing table, not followed until now, a partition: an ATTACH of the
+     * table itself (its pg_class row is older than the commit), or of a sub-partitioned table above it, which changes
+     * that table's catalog rows only, not those of the partitions below it (unless the commit created them).
+     */
+    private boolean attachedHere(int oid, Boundary b) {
+        if (b.invalidated().contains(oid) && source.existedBeforeLastCommit(oid)) {
+            return true;
+        }
+        if (source.createdByLastCommit(oid)) {
+            return false;
+        }
+        for (int above : source.partitionedAbove(oid)) {
+            if (b.invalidated().contains(above) && source.existedBeforeLastCommit(above)) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** A partition's descriptor routed through its root, as the root is at this boundary (applied just before). */

@@ -6,6 +6,7 @@ import io.walshadow.heap.DeformedRow;
 import io.walshadow.heap.HeapChange;
 import io.walshadow.heap.HeapTuple;
 import io.walshadow.heap.TupleDeformer;
+import io.walshadow.types.ColumnDecoders;
 import io.walshadow.types.UndecodableColumns;
 import io.walshadow.types.UnsupportedTypeException;
 import io.walshadow.types.ValueDecoder;
@@ -22,6 +23,10 @@ public final class RowDecoder {
     private final UndecodableColumns undecodable;
     /** What {@link UndecodableColumns#apply} made of each descriptor (by identity: versions are shared objects). */
     private final Map<RelationDescriptor, RelationDescriptor> applied = new IdentityHashMap<>();
+    /** Each shape's column decoders (by identity), the last one used first: rows of one table come in runs. */
+    private final Map<RelationDescriptor, ColumnDecoders> decoders = new IdentityHashMap<>();
+
+    private volatile ShapeDecoders last;
     private long valuesSkipped;
     private long valuesRaw;
 
@@ -125,6 +130,7 @@ public final class RowDecoder {
 
     private Object[] row(HeapChange c, HeapTuple tuple, RelationDescriptor d) {
         DeformedRow row = TupleDeformer.deform(tuple, d);
+        ColumnDecoders decode = decoders(d);
         Object[] out = new Object[d.natts()];
         for (int attnum : row.liveAttnums()) {
             if (row.isNull(attnum)) {
@@ -135,7 +141,7 @@ public final class RowDecoder {
                 valuesRaw++;
             }
             try {
-                out[attnum - 1] = values.decode(col, row.buffer(attnum), row.datumOffset(attnum), row.datumLength(attnum));
+                out[attnum - 1] = decode.decode(col, row.buffer(attnum), row.datumOffset(attnum), row.datumLength(attnum));
             } catch (UnsupportedTypeException e) {
                 throw new ColumnDecodeException(c.lsn(), d.qualifiedName(), col.name(), col.typeOid(), e,
                         " (types.undecodable is fail: set it, or types.undecodable.columns " + d.qualifiedName() + "."
@@ -149,6 +155,24 @@ public final class RowDecoder {
         }
         return out;
     }
+
+    private ColumnDecoders decoders(RelationDescriptor d) {
+        ShapeDecoders l = last;
+        if (l != null && l.shape == d) {
+            return l.decoders;
+        }
+        ColumnDecoders c;
+        synchronized (decoders) {
+            if (decoders.size() > 4096) {
+                decoders.clear(); // old versions, pruned from the history long since
+            }
+            c = decoders.computeIfAbsent(d, x -> values.columnDecoders(x.natts()));
+        }
+        last = new ShapeDecoders(d, c);
+        return c;
+    }
+
+    private record ShapeDecoders(RelationDescriptor shape, ColumnDecoders decoders) {}
 
     private void countSkipped(DeformedRow row, RelationDescriptor d) {
         for (Column col : d.columns()) {

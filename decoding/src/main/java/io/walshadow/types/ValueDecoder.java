@@ -57,7 +57,11 @@ public final class ValueDecoder {
      * @throws MalformedDatumException the bytes are not a valid value of the type
      */
     public Object decode(int typeOid, int typmod, byte[] buf, int off, int len) {
-        ResolvedType t = resolve(typeOid);
+        return decode(resolve(typeOid), buf, off, len);
+    }
+
+    /** Decodes one datum of a type resolved already ({@link ColumnDecoders}). */
+    static Object decode(ResolvedType t, byte[] buf, int off, int len) {
         if (off < 0 || len < 0 || off > buf.length - len) {
             throw new MalformedDatumException(t + ": datum [" + off + ", +" + len + ") outside a buffer of "
                     + buf.length + " bytes");
@@ -79,6 +83,14 @@ public final class ValueDecoder {
 
     public Object decode(int typeOid, int typmod, Datum datum) {
         return decode(typeOid, typmod, datum.buf(), datum.off(), datum.len());
+    }
+
+    /**
+     * Decoders for the columns of rows of one shape, each column's type resolved at its first value and kept: the
+     * per-row path then does no type lookup per value.
+     */
+    public ColumnDecoders columnDecoders(int natts) {
+        return new ColumnDecoders(this, natts);
     }
 
     /** Decodes a column's datum (its typeOid and typmod). */

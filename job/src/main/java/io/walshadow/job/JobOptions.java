@@ -73,7 +73,7 @@ public final class JobOptions {
             .withDescription("checkpoint storage URI, e.g. `file:///var/lib/walshadow/checkpoints`");
     public static final ConfigOption<Duration> PROGRESS_INTERVAL = ConfigOptions.key("progress.interval").durationType()
             .defaultValue(Duration.ofSeconds(5))
-            .withDescription("how often the WAL progress stage logs");
+            .withDescription("run from a plain JVM: how often the job logs its status line (WAL lag, rows/s, the watermark visible in ClickHouse, a copy's progress)");
     public static final ConfigOption<Integer> LOCAL_WEB_PORT = ConfigOptions.key("local.web.port").intType()
             .defaultValue(8081)
             .withDescription("run from a plain JVM (the embedded MiniCluster, `deploy/run-local.sh`): the port of Flink's web dashboard on localhost (`0`: none). A job submitted to a cluster ignores it: the cluster serves its own (`rest.port`)");

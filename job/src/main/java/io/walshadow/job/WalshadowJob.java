@@ -43,7 +43,6 @@ public final class WalshadowJob {
     static final String UID_DECODER = "wal-decoder";
     static final String UID_BUFFER = "xact-buffer";
     static final String UID_TOAST = "toast";
-    static final String UID_PROGRESS = "change-log";
     static final String UID_SINK = "clickhouse-sink";
     static final String UID_SNAPSHOT = "snapshot-source";
 
@@ -70,6 +69,7 @@ public final class WalshadowJob {
         }
         if (System.getenv("FLINK_CONF_DIR") == null) { // a plain JVM: the embedded MiniCluster
             config.local().applyTo(flink);
+            StatusLineReporter.applyTo(flink, config.progressInterval());
             LOG.info("walshadow: embedded MiniCluster: {}", config.local().describe());
         }
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(flink);
@@ -105,8 +105,6 @@ public final class WalshadowJob {
                         config.toastMissing(), config.toastValueMaxBytes(), config.toastFetchBatchBytes(), ch, config.pg(),
                         seeding ? start.lsn() : 0)))
                 .uid(UID_TOAST).setParallelism(1)
-                .map(new ChangeLogger(config.progressInterval().toMillis())).returns(DrainedSerializer.typeInfo())
-                .uid(UID_PROGRESS).setParallelism(1).name("change log")
                 .sinkTo(sink)
                 .uid(UID_SINK).name("ClickHouse sink").setParallelism(1);
     }

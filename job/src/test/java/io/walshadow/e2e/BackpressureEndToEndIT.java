@@ -33,7 +33,7 @@ class BackpressureEndToEndIT {
                     }
                     Thread.sleep(15_000); // the stall: five timeouts long
                     e.failFastIfAJobFailed();
-                    keepalives = TestMetricReporter.value("keepalivesWhileBackpressured");
+                    keepalives = TestMetricReporter.value("keepalives_while_backpressured");
                 }
                 e.awaitCaughtUp(Duration.ofMinutes(3));
                 assertEquals(200_000, e.assertAllTablesEqual().get("t"));

@@ -3,6 +3,7 @@ package io.walshadow.e2e;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.walshadow.testing.ExpectedFaults;
 import io.walshadow.testing.LocalPg;
 import java.time.Duration;
 import java.util.List;
@@ -13,6 +14,7 @@ import org.junit.jupiter.api.Test;
  * DDL in the WAL stream reaches ClickHouse in order, before the rows that depend on it: after each step the
  * destination tables equal PostgreSQL's, value by value, with the shape PostgreSQL has at that point.
  */
+@ExpectedFaults("the job cancelled and restored amid DDL")
 class DdlEndToEndIT {
     @Test
     void schemaChangesApplyInOrder() throws Exception {

@@ -3,6 +3,7 @@ package io.walshadow.e2e;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.walshadow.testing.ExpectedFaults;
 import io.walshadow.testing.FlinkTestJobs;
 import io.walshadow.testing.LocalPg;
 import java.nio.file.Path;
@@ -24,6 +25,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  * the job was restored from its latest checkpoint. Then every table of the schema is compared with ClickHouse,
  * value by value. {@code $s} stands for the test's schema.
  */
+@ExpectedFaults("the job killed and restored in the middle of each DDL form")
 class DdlFormsEndToEndIT {
 
     /** A DDL form: tables to start with, then the statements that exercise it. */

@@ -42,13 +42,13 @@ class EndToEndIT {
             // replication lag metrics: the server's position polled, the pipeline close behind it once caught up
             // (polled about once a second, so the value read right after catching up may predate the last commit)
             long committed = e.committedLsn();
-            FlinkTestJobs.awaitTrue(() -> "serverLsn " + TestMetricReporter.value("serverLsn") + " reaches committed "
-                    + committed, Duration.ofSeconds(15), () -> TestMetricReporter.value("serverLsn") >= committed);
-            long serverLsn = TestMetricReporter.value("serverLsn");
+            FlinkTestJobs.awaitTrue(() -> "server_lsn " + TestMetricReporter.value("server_lsn") + " reaches committed "
+                    + committed, Duration.ofSeconds(15), () -> TestMetricReporter.value("server_lsn") >= committed);
+            long serverLsn = TestMetricReporter.value("server_lsn");
             assertTrue(serverLsn >= committed && serverLsn <= LocalPg.currentLsn(e.pg),
-                    "serverLsn " + serverLsn + ", committed " + committed);
-            long lag = TestMetricReporter.value("lagBytes");
-            assertTrue(lag >= 0 && lag < (16 << 20), "lagBytes " + lag);
+                    "server_lsn " + serverLsn + ", committed " + committed);
+            long lag = TestMetricReporter.value("lag_bytes");
+            assertTrue(lag >= 0 && lag < (16 << 20), "lag_bytes " + lag);
             long commitLag = TestMetricReporter.value("commit_lag_ms");
             assertTrue(commitLag >= 0 && commitLag < 120_000, "commit_lag_ms " + commitLag);
             // rates by stage count what went through: at least the workload's changes (tombstones add rows)

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.walshadow.clickhouse.Faults;
+import io.walshadow.testing.ExpectedFaults;
 import io.walshadow.testing.FlinkTestJobs;
 import io.walshadow.testing.LocalPg;
 import java.nio.file.Files;
@@ -36,6 +37,7 @@ import org.junit.jupiter.api.Test;
  * restored from it. Afterwards every table equals PostgreSQL's, the commit log has each commit once, and every
  * (key, version) ClickHouse holds more than once is byte-identical (only ReplacingMergeTree folds retries).
  */
+@ExpectedFaults("sink failures at every step of the two-phase commit and lost ClickHouse answers")
 class ExactlyOnceIT {
     /** A cluster of our own (not one per job), so the test can kill its TaskManager and start another. */
     private static MiniCluster cluster;

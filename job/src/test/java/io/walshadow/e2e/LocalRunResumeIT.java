@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.walshadow.clickhouse.ClickHouseConnection;
+import io.walshadow.testing.ExpectedFaults;
 import io.walshadow.testing.FlinkTestJobs;
 import io.walshadow.testing.LocalClickHouse;
 import io.walshadow.testing.LocalPg;
@@ -23,6 +24,7 @@ import org.junit.jupiter.api.Test;
  * ClickHouse equals PostgreSQL's and the commit log runs 1..N without a gap or a repeat. Then {@code --fresh}
  * starts over.
  */
+@ExpectedFaults("the local run stopped with Ctrl-C and started again")
 class LocalRunResumeIT {
     private static final Path REPO = Path.of("").toAbsolutePath().getParent();
 
@@ -63,6 +65,10 @@ class LocalRunResumeIT {
                 assertTrue(out.contains("restoring from"), "the job restored from the checkpoint");
                 assertEquals(1, count(out, "initial snapshot complete"), "the copy ran once, not again on resume");
                 assertEquals(1, count(out, "created physical replication slot " + name), "the same slot throughout");
+                // the console's status line every few seconds (log4j2-local.properties), plain text in a file
+                assertTrue(out.matches("(?s).*\\n\\d\\d:\\d\\d:\\d\\d INFO  status - WAL lag \\d+ bytes[^\\n]*\\| [0-9.]+"
+                        + " rows/s \\| visible up to [0-9A-F]+/[0-9A-F]+, committed [^\\n]+ ago\\n.*"), tail(log));
+                assertEquals(-1, out.indexOf('\u001b'), "no terminal escape codes in the output written to a file");
                 int rows = TableComparison.assertEqual(pg, demo, "public", "demo_orders");
                 assertTrue(rows > firstRows, rows + " rows");
                 // the commit log across the stop: each commit once (by commit_seq and by xid), LSNs rising with

@@ -2,7 +2,9 @@ package io.walshadow.e2e;
 
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.walshadow.buffer.TestMetricReporter;
 import io.walshadow.job.LocalEndpoints;
+import io.walshadow.job.StatusLineReporter;
 import io.walshadow.testing.FlinkTestJobs;
 import io.walshadow.testing.LocalPg;
 import io.walshadow.wal.Lsn;
@@ -38,14 +40,39 @@ class ObservabilityEndToEndIT {
     void theDashboardShowsTheJobRunningWithItsOperators() throws Exception {
         Path chromium = Path.of("/usr/bin/chromium");
         assertTrue(Files.isExecutable(chromium), "Debian's chromium is installed (deploy/local/stack.sh test-tools)");
-        try (E2e e = new E2e("e2e_dash")) {
-            LocalPg.exec(e.pg, "CREATE TABLE " + e.schema + ".t (id int PRIMARY KEY, v text)");
+        try (E2e e = new E2e("e2e_dash"); CapturedLog console = new CapturedLog("io.walshadow.job.status")) {
+            LocalPg.exec(e.pg, "CREATE TABLE " + e.schema + ".t (id int PRIMARY KEY, v text)",
+                    // rows before the start: the initial snapshot copies them, a few pages a chunk
+                    "CREATE TABLE " + e.schema + ".c (id int PRIMARY KEY, v text)",
+                    "INSERT INTO " + e.schema + ".c SELECT g, repeat('c', 200) FROM generate_series(1, 3000) g");
             int port = freePort();
             int metricsPort = freePort();
             new LocalEndpoints(port, metricsPort).applyTo(e.flink);
-            JobClient job = e.start();
+            StatusLineReporter.applyTo(e.flink, Duration.ofSeconds(1));
+            // the copy's second chunk of c is held: the copy runs, with a rate from its first chunk
+            java.util.concurrent.CountDownLatch held = new java.util.concurrent.CountDownLatch(1);
+            java.util.concurrent.Semaphore release = new java.util.concurrent.Semaphore(0);
+            java.util.concurrent.atomic.AtomicInteger chunksOfC = new java.util.concurrent.atomic.AtomicInteger();
+            JobClient job;
+            io.walshadow.clickhouse.Faults.install(point -> {
+                if (point.equals("snapshot.chunk.read " + e.schema + ".c") && chunksOfC.incrementAndGet() == 2) {
+                    held.countDown();
+                    release.acquireUninterruptibly();
+                }
+            });
+            try {
+                job = e.start(e.config("--snapshot.parallelism", "1", "--snapshot.chunk.pages", "8"), null, 0);
+                assertTrue(held.await(3, TimeUnit.MINUTES), "the copy reaches the second chunk of c");
+                copyLineIsTheSnapshotsProgress(console);
+            } finally {
+                io.walshadow.clickhouse.Faults.install(null);
+                release.release(100);
+            }
+            e.awaitCaughtUp(Duration.ofMinutes(2));
             LocalPg.exec(e.pg, "INSERT INTO " + e.schema + ".t SELECT g, 'v' FROM generate_series(1, 100) g");
             e.awaitCaughtUp(Duration.ofMinutes(2));
+            lineIsTheJobsLagAndWatermark(e, console);
+            lagIsZeroOnceEverythingIsHandedOn(e);
             String status = status(e, port, metricsPort);
             // deploy/local/status.sh: the job, its slot, its rates and its watermark, as a person asks for them
             assertTrue(status.contains(": RUNNING for "), status);
@@ -75,14 +102,18 @@ class ObservabilityEndToEndIT {
     void prometheusScrapesTheLagAndTheRowsPerSecondWhileAWorkloadRuns() throws Exception {
         Path prometheus = Path.of("/usr/bin/prometheus");
         assertTrue(Files.isExecutable(prometheus), "Debian's prometheus is installed (deploy/local/stack.sh test-tools)");
-        try (E2e e = new E2e("e2e_prom")) {
+        try (E2e e = new E2e("e2e_prom"); CapturedLog console = new CapturedLog("io.walshadow.job.status")) {
             LocalPg.exec(e.pg, "CREATE TABLE " + e.schema + ".t (id serial PRIMARY KEY, v text)");
             int metricsPort = freePort();
             new LocalEndpoints(0, metricsPort).applyTo(e.flink);
+            StatusLineReporter.applyTo(e.flink, Duration.ofSeconds(1));
             e.start();
             String exposed = get("http://127.0.0.1:" + metricsPort + "/metrics");
-            String lag = metricName(exposed, "wal_lagBytes");
-            String received = metricName(exposed, "wal_receivedLsn");
+            // kept for a person reading what the job exports (docs/operations.md lists them)
+            Files.writeString(Files.createDirectories(Path.of("target")).resolve("metrics-" + e.schema + ".txt"), exposed);
+            metricNamesCarryTheirUnits(exposed);
+            String lag = metricName(exposed, "wal_lag_bytes");
+            String received = metricName(exposed, "wal_received_lsn");
             String rows = metricName(exposed, "rows_staged_per_second");
             int promPort = freePort();
             Path dir = Files.createTempDirectory("walshadow-prometheus");
@@ -125,6 +156,9 @@ class ObservabilityEndToEndIT {
                 double receivedAfter = max(query(api, received));
                 assertTrue(!lags.isEmpty() && lags.stream().allMatch(v -> v >= 0), "PromQL answers the WAL lag: " + lags);
                 assertTrue(rowsPerSecond > 0, "PromQL answers rows/s above 0 while rows are written: " + rowsPerSecond);
+                // the console's status line says so too
+                assertTrue(console.lines().stream().map(STREAM::matcher).anyMatch(m -> m.matches()
+                        && Double.parseDouble(m.group(2)) > 0), "a status line with rows/s above 0: " + console.lines());
                 assertTrue(receivedAfter > receivedBefore, "the received LSN moves: " + receivedBefore + " -> "
                         + receivedAfter);
                 dashboardQueriesNameExportedMetrics(api, get("http://127.0.0.1:" + metricsPort + "/metrics"));
@@ -134,6 +168,107 @@ class ObservabilityEndToEndIT {
                     prom.destroyForcibly();
                 }
             }
+        }
+    }
+
+    /** "copy k of N chunks, r rows, ETA ..." of the console's status line. */
+    private static final Pattern COPY = Pattern.compile(".* \\| copy (\\d+) of (\\d+) chunks, (\\d+) rows, ETA (.+)");
+    /** "WAL lag n bytes ... | r rows/s | visible up to X/Y, committed ..." of the console's status line. */
+    private static final Pattern STREAM = Pattern.compile(
+            "WAL lag (\\d+) bytes.* \\| ([0-9.]+) rows/s \\| visible up to ([0-9A-F]+/[0-9A-F]+), committed .+ ago");
+
+    /**
+     * While a chunk is held, the console's status line shows the copy: its chunks and rows are what the snapshot
+     * coordinator's metrics say (read before and after the line), with an ETA from the chunks done.
+     */
+    private static void copyLineIsTheSnapshotsProgress(CapturedLog console) throws Exception {
+        String[] last = {"none"};
+        FlinkTestJobs.awaitTrue(() -> "a status line with the copy's progress, as the snapshot metrics say it (chunks "
+                + TestMetricReporter.value("chunks_done") + " of " + TestMetricReporter.value("chunks_total") + ", rows "
+                + TestMetricReporter.value("rows_done") + "); last line: " + last[0], Duration.ofSeconds(60), () -> {
+                    String before = copyMetrics();
+                    String line = next(console);
+                    if (line == null) {
+                        return false;
+                    }
+                    last[0] = line;
+                    Matcher m = COPY.matcher(line);
+                    return m.matches() && before.equals(copyMetrics()) && !before.startsWith("0 ")
+                            && (m.group(1) + " " + m.group(2) + " " + m.group(3)).equals(before)
+                            && m.group(4).matches("[0-9.]+ (ms|s)|\\d+ min \\d+ s");
+                });
+    }
+
+    /** chunks_done chunks_total rows_done of the snapshot coordinator. */
+    private static String copyMetrics() {
+        return TestMetricReporter.value("chunks_done") + " " + TestMetricReporter.value("chunks_total") + " "
+                + TestMetricReporter.value("rows_done");
+    }
+
+    /**
+     * Caught up, the console's status line says the WAL lag the source's gauge says (read before and after the line)
+     * and the watermark ClickHouse's {@code _walshadow_committed} holds.
+     */
+    private static void lineIsTheJobsLagAndWatermark(E2e e, CapturedLog console) throws Exception {
+        String[] last = {"none"};
+        FlinkTestJobs.awaitTrue(() -> "a status line with the lag gauge's value (" + TestMetricReporter.value("lag_bytes")
+                + ") and the watermark in ClickHouse (" + Lsn.format(e.committedLsn()) + "); last line: " + last[0],
+                Duration.ofSeconds(60), () -> {
+                    long lag = TestMetricReporter.value("lag_bytes");
+                    String watermark = Lsn.format(e.committedLsn());
+                    String line = next(console);
+                    if (line == null) {
+                        return false;
+                    }
+                    last[0] = line;
+                    Matcher m = STREAM.matcher(line);
+                    return m.matches() && lag == TestMetricReporter.value("lag_bytes") && Long.parseLong(m.group(1)) == lag
+                            && watermark.equals(Lsn.format(e.committedLsn())) && m.group(3).equals(watermark);
+                });
+    }
+
+    /**
+     * The lag is 0 once the job was handed all the WAL the server has: at a moment when the server's position
+     * ({@code pg_current_wal_lsn()}, the same before and after) is the one the source polled and has received, the
+     * gauge reads 0, not the length of the last record handed on (which it read while it measured from the record's
+     * start).
+     */
+    private static void lagIsZeroOnceEverythingIsHandedOn(E2e e) throws Exception {
+        List<Long> seen = new ArrayList<>();
+        FlinkTestJobs.awaitTrue(() -> "a lag of 0 while the source has received the server's position (lags seen"
+                + " then: " + seen + ")", Duration.ofSeconds(60), () -> {
+                    try {
+                        long server = serverLsn(e);
+                        long polled = TestMetricReporter.value("server_lsn");
+                        long received = TestMetricReporter.value("received_lsn");
+                        long lag = TestMetricReporter.value("lag_bytes");
+                        if (server != polled || received < polled || serverLsn(e) != server) {
+                            Thread.sleep(100);
+                            return false;
+                        }
+                        seen.add(lag);
+                        return lag == 0;
+                    } catch (java.sql.SQLException x) {
+                        throw new IllegalStateException(x);
+                    } catch (InterruptedException x) {
+                        Thread.currentThread().interrupt();
+                        return false;
+                    }
+                });
+    }
+
+    /** {@code pg_current_wal_lsn()}: the position the source polls (the write position, not the insert one). */
+    private static long serverLsn(E2e e) throws java.sql.SQLException {
+        return Lsn.parse(LocalPg.queryString(e.pg, "SELECT pg_current_wal_lsn()"));
+    }
+
+    /** The console's next status line (up to 5 s). */
+    private static String next(CapturedLog console) {
+        try {
+            return console.next(console.lines().size(), 5000);
+        } catch (InterruptedException x) {
+            Thread.currentThread().interrupt();
+            return null;
         }
     }
 
@@ -182,6 +317,28 @@ class ObservabilityEndToEndIT {
         assertTrue(queries >= 10, "the dashboard's queries found: " + queries);
         assertTrue(wrong.isEmpty(), "dashboard queries naming what the job does not export: " + wrong
                 + "\nexported: " + exported);
+    }
+
+    /**
+     * The job's own metrics (not Flink's) are snake_case, and those measuring a time or an amount of WAL say their
+     * unit: a lag, an age, a duration or a wait ends in {@code _ms} or {@code _bytes}, a position in {@code _lsn}.
+     */
+    private static void metricNamesCarryTheirUnits(String exposition) {
+        Matcher names = Pattern.compile("(?m)^flink_[a-z_]+?_(?:operator|coordinator_enumerator)_((?:wal|decoder|xact_buffer"
+                + "|toast|clickhouse_sink|snapshot)_[A-Za-z0-9_]+)[{ ]").matcher(exposition);
+        java.util.Set<String> ours = new java.util.TreeSet<>();
+        List<String> wrong = new ArrayList<>();
+        while (names.find()) {
+            String name = names.group(1);
+            ours.add(name);
+            boolean timeOrWal = name.matches(".*_(lag|age|duration|wait|waiting|latency)(_.*)?");
+            if (!name.matches("[a-z0-9_]+") || (timeOrWal && !name.matches(".*_(ms|bytes)"))
+                    || (name.contains("lsn") && !name.endsWith("_lsn"))) {
+                wrong.add(name);
+            }
+        }
+        assertTrue(ours.size() > 50 && ours.contains("wal_lag_bytes"), "the job's metrics found: " + ours);
+        assertTrue(wrong.isEmpty(), "metric names without their unit: " + wrong);
     }
 
     /** The repository's root (the tests run in the job module). */

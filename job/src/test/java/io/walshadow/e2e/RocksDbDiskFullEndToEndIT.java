@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import io.walshadow.testing.ExpectedFaults;
 import io.walshadow.testing.FlinkTestJobs;
 import io.walshadow.testing.LocalPg;
 import java.nio.file.Files;
@@ -18,6 +19,7 @@ import org.junit.jupiter.api.Test;
  * has room again (the tmpfs is grown after a random wait), then the transaction arrives whole, nothing lost.
  */
 @org.junit.jupiter.api.Tag("faults")
+@ExpectedFaults("a full disk under RocksDB")
 class RocksDbDiskFullEndToEndIT {
     static final int ROUNDS = 5;
 

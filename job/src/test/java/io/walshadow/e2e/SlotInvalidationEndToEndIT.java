@@ -2,6 +2,7 @@ package io.walshadow.e2e;
 
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.walshadow.testing.ExpectedFaults;
 import io.walshadow.testing.FlinkTestJobs;
 import io.walshadow.testing.LocalPg;
 import java.sql.SQLException;
@@ -13,6 +14,7 @@ import org.junit.jupiter.api.Test;
  * do, instead of restarting for ever on an error that no restart can fix.
  */
 @org.junit.jupiter.api.Tag("faults")
+@ExpectedFaults("the replication slot invalidated under the job, which stops with an error")
 class SlotInvalidationEndToEndIT {
     @Test
     void anInvalidatedSlotFailsTheRestoredJobOnceWithWhatToDo() throws Exception {

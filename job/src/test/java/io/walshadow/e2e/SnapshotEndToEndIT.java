@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.walshadow.buffer.TestMetricReporter;
+import io.walshadow.testing.ExpectedFaults;
 import io.walshadow.testing.FlinkTestJobs;
 import io.walshadow.testing.LocalPg;
 import java.nio.file.Path;
@@ -24,6 +25,7 @@ import org.junit.jupiter.api.Test;
  * the job started arrive whole, with the writes made while they are copied, and a job killed in the middle of the
  * copy resumes from its checkpoint without copying a chunk twice.
  */
+@ExpectedFaults("the job killed during the initial copy, copy chunks held and failed")
 class SnapshotEndToEndIT {
     /** Rows of the large table ({@code -Dwalshadow.snapshot.rows}; the suite's run uses 5 M). */
     private static final long ROWS = Long.getLong("walshadow.snapshot.rows", 5_000_000L);

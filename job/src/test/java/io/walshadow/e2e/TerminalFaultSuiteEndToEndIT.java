@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.walshadow.clickhouse.Faults;
 import io.walshadow.clickhouse.SinkTables;
 import io.walshadow.job.WalshadowJob;
+import io.walshadow.testing.ExpectedFaults;
 import io.walshadow.testing.FlinkTestJobs;
 import io.walshadow.testing.LocalPg;
 import java.sql.Connection;
@@ -38,6 +39,7 @@ import org.junit.jupiter.api.Test;
  * Prints the table of faults and outcomes ({@link FaultSuiteEndToEndIT} has the faults the job recovers from).
  */
 @org.junit.jupiter.api.Tag("faults")
+@ExpectedFaults("faults the job must stop on, each ending in a typed error and a failed job")
 class TerminalFaultSuiteEndToEndIT {
     static final int ROUNDS = 5;
     static final long SEED = Long.getLong("walshadow.faults.seed", System.nanoTime());

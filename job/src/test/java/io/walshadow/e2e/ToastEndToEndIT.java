@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.walshadow.buffer.TestMetricReporter;
+import io.walshadow.testing.ExpectedFaults;
 import io.walshadow.testing.FlinkTestJobs;
 import io.walshadow.testing.LocalPg;
 import java.nio.file.Files;
@@ -25,6 +26,7 @@ import org.junit.jupiter.api.Test;
  * tables (the harness compare) and PostgreSQL's own {@code pg_toast} relation against its ClickHouse mirror, TID by
  * TID.
  */
+@ExpectedFaults("the job cancelled and restored, a TOAST value missing from the mirror stopping it")
 class ToastEndToEndIT {
     /** Columns: pglz- and lz4-compressed text, incompressible bytea, jsonb, and text stored EXTERNAL (uncompressed). */
     private static final String COLUMNS = "id int PRIMARY KEY, note text, body text COMPRESSION pglz,"

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.walshadow.buffer.TestMetricReporter;
+import io.walshadow.testing.ExpectedFaults;
 import io.walshadow.testing.FlinkTestJobs;
 import io.walshadow.testing.LocalPg;
 import java.sql.Connection;
@@ -34,6 +35,7 @@ import org.junit.jupiter.api.Test;
  * {@code pg_current_xact_id()} gave it, and nothing is left in the transaction buffer.
  */
 @org.junit.jupiter.api.Tag("faults")
+@ExpectedFaults("PostgreSQL crashed near xid wraparound")
 class XidWraparoundEndToEndIT {
     static final long WRAP = 1L << 32;
     static final int ACCOUNTS = 1_000;

@@ -74,6 +74,10 @@ class ManifestTest {
     /** Where walshadow.yaml mounts the Secret (the broken copies below edit it). */
     private static final String SECRETS = "/etc/walshadow/secrets";
     /** As the operator reads it, but an enum constant this (older, 1.10) model lacks reads as null, checked apart. */
+    /** Flink's Prometheus reporter in walshadow.yaml, and the container port the metrics manifests scrape by name. */
+    private static final String PROM_FACTORY_KEY = "metrics.reporter.prom.factory.class";
+    private static final String PROM_PORT_KEY = "metrics.reporter.prom.port";
+    private static final String METRICS_PORT = "metrics";
     private static final ObjectMapper YAML = new ObjectMapper(new YAMLFactory())
             .enable(DeserializationFeature.READ_UNKNOWN_ENUM_VALUES_AS_NULL);
 
@@ -141,6 +145,12 @@ class ManifestTest {
                 .get("resource")).remove("ephemeralStorage"));
         assertCaught("jobManager ephemeral-storage", d -> ((ObjectNode) d.get("spec").get("jobManager")
                 .get("resource")).remove("ephemeralStorage"));
+        // metrics: the reporter and the container port the Service and PodMonitor name
+        assertCaught("a port named metrics", d -> container(d).remove("ports"));
+        assertCaught("a port named metrics", d -> ((ObjectNode) container(d).withArray("ports").get(0))
+                .put("name", "prom"));
+        assertCaught("a port named metrics", d -> conf(d).put(PROM_PORT_KEY, "9250"));
+        assertCaught(PROM_FACTORY_KEY, d -> conf(d).remove(PROM_FACTORY_KEY));
         // high availability
         assertCaught("high-availability.type", d -> conf(d).remove("high-availability.type"));
         assertCaught("high-availability.storageDir", d -> conf(d).put("high-availability.storageDir",
@@ -216,6 +226,111 @@ class ManifestTest {
             ((ObjectNode) secretVolume(d).withArray("items").get(0)).put("path", "pg/password");
             setArg(d, PG_PASSWORD_FILE, SECRETS + "/pg/password");
         });
+    }
+
+    @Test
+    void theMetricsServiceAndPodMonitorScrapeThePodsMetricsPort() throws Exception {
+        List<String> problems = metricsProblems(read("walshadow.yaml"), read("metrics.yaml"), read("podmonitor.yaml"));
+        assertTrue(problems.isEmpty(), "problems in k8s/metrics.yaml, k8s/podmonitor.yaml: " + problems);
+        assertMetricsCaught("Service selector", s -> ((ObjectNode) s.get("spec").get("selector")).put("app", "other"));
+        assertMetricsCaught("Service selector", s -> ((ObjectNode) s.get("spec").get("selector"))
+                .put("component", "jobmanager")); // the TaskManagers' pods left out
+        assertMetricsCaught("Service port metrics", s -> ((ObjectNode) s.get("spec").withArray("ports").get(0))
+                .put("targetPort", 9250));
+        assertMetricsCaught("Service port metrics", s -> ((ObjectNode) s.get("spec").withArray("ports").get(0))
+                .put("targetPort", "http"));
+        assertMetricsCaught("headless", s -> ((ObjectNode) s.get("spec")).remove("clusterIP"));
+        assertMetricsCaught("PodMonitor selector", null, m -> ((ObjectNode) m.get("spec").get("selector")
+                .get("matchLabels")).put("app", "other"));
+        assertMetricsCaught("PodMonitor podMetricsEndpoints", null, m -> ((ObjectNode) m.get("spec")
+                .withArray("podMetricsEndpoints").get(0)).put("port", "web"));
+        assertMetricsCaught("PodMonitor podMetricsEndpoints", null, m -> ((ObjectNode) m.get("spec")
+                .withArray("podMetricsEndpoints").get(0)).put("path", "/"));
+        // a target port given as the number works as well as the name
+        ObjectNode service = read("metrics.yaml");
+        ((ObjectNode) service.get("spec").withArray("ports").get(0)).put("targetPort", 9249);
+        assertEquals(List.of(), metricsProblems(read("walshadow.yaml"), service, read("podmonitor.yaml")));
+    }
+
+    private static void assertMetricsCaught(String expected, Consumer<ObjectNode> breakService) throws IOException {
+        assertMetricsCaught(expected, breakService, null);
+    }
+
+    private static void assertMetricsCaught(String expected, Consumer<ObjectNode> breakService,
+                                            Consumer<ObjectNode> breakMonitor) throws IOException {
+        ObjectNode service = read("metrics.yaml");
+        ObjectNode monitor = read("podmonitor.yaml");
+        if (breakService != null) {
+            breakService.accept(service);
+        }
+        if (breakMonitor != null) {
+            breakMonitor.accept(monitor);
+        }
+        List<String> problems = metricsProblems(read("walshadow.yaml"), service, monitor);
+        assertTrue(problems.stream().anyMatch(p -> p.contains(expected)),
+                "a copy broken at " + expected + " was not caught; problems: " + problems);
+    }
+
+    /**
+     * Whether the Service of metrics.yaml and the PodMonitor of podmonitor.yaml reach the reporter's port on every
+     * pod of the FlinkDeployment: their selectors match the labels the operator's native Kubernetes mode gives the
+     * JobManager's and the TaskManagers' pods (app=&lt;name&gt;, type=flink-native-kubernetes, component=&lt;role&gt;,
+     * plus the pod template's), and they name the container port the pods expose the reporter on.
+     */
+    static List<String> metricsProblems(ObjectNode deployment, ObjectNode serviceTree, ObjectNode monitor)
+            throws IOException {
+        List<String> out = new ArrayList<>();
+        String name = deployment.path("metadata").path("name").asText();
+        String promPort = deployment.path("spec").path("flinkConfiguration").path(PROM_PORT_KEY).asText();
+        List<Map<String, String>> podLabels = new ArrayList<>();
+        Map<String, Integer> metricsPorts = new LinkedHashMap<>();
+        for (String role : List.of("jobManager", "taskManager")) {
+            PodTemplateSpec pod = effectivePod(deployment, role);
+            Map<String, String> labels = new LinkedHashMap<>();
+            if (pod.getMetadata() != null && pod.getMetadata().getLabels() != null) {
+                labels.putAll(pod.getMetadata().getLabels());
+            }
+            labels.put("app", name);
+            labels.put("type", "flink-native-kubernetes");
+            labels.put("component", role.equals("jobManager") ? "jobmanager" : "taskmanager");
+            podLabels.add(labels);
+            pod.getSpec().getContainers().stream().filter(c -> MAIN_CONTAINER.equals(c.getName()))
+                    .flatMap(c -> c.getPorts().stream()).filter(p -> METRICS_PORT.equals(p.getName()))
+                    .forEach(p -> metricsPorts.put(role, p.getContainerPort()));
+        }
+        check(out, "walshadow.yaml: both roles expose the port named " + METRICS_PORT + " on " + PROM_PORT_KEY + " "
+                + promPort + ": " + metricsPorts, metricsPorts.size() == 2 && metricsPorts.values().stream()
+                .allMatch(p -> String.valueOf(p).equals(promPort)));
+
+        io.fabric8.kubernetes.api.model.Service service = YAML.treeToValue(serviceTree,
+                io.fabric8.kubernetes.api.model.Service.class);
+        Map<String, String> selector = service.getSpec().getSelector() == null ? Map.of()
+                : service.getSpec().getSelector();
+        check(out, "Service selector " + selector + " matches the JobManager's and the TaskManagers' pods " + podLabels,
+                !selector.isEmpty() && podLabels.stream().allMatch(l -> l.entrySet().containsAll(selector.entrySet())));
+        check(out, "Service headless (clusterIP None: every pod an endpoint, not one behind a virtual IP)",
+                "None".equals(service.getSpec().getClusterIP()));
+        check(out, "Service port " + METRICS_PORT + " to the pods' port named " + METRICS_PORT + " (or " + promPort
+                + ")", service.getSpec().getPorts().stream().anyMatch(p -> METRICS_PORT.equals(p.getName())
+                        && p.getTargetPort() != null && (METRICS_PORT.equals(p.getTargetPort().getStrVal())
+                                || String.valueOf(p.getTargetPort().getIntVal()).equals(promPort))));
+
+        check(out, "PodMonitor apiVersion monitoring.coreos.com/v1",
+                "monitoring.coreos.com/v1".equals(monitor.path("apiVersion").asText())
+                        && "PodMonitor".equals(monitor.path("kind").asText()));
+        Map<String, String> match = new LinkedHashMap<>();
+        monitor.path("spec").path("selector").path("matchLabels").fields()
+                .forEachRemaining(f -> match.put(f.getKey(), f.getValue().asText()));
+        check(out, "PodMonitor selector " + match + " matches the JobManager's and the TaskManagers' pods "
+                + podLabels, !match.isEmpty() && podLabels.stream()
+                .allMatch(l -> l.entrySet().containsAll(match.entrySet())));
+        boolean endpoint = false;
+        for (JsonNode e : monitor.path("spec").path("podMetricsEndpoints")) {
+            endpoint |= METRICS_PORT.equals(e.path("port").asText()) && "/metrics".equals(e.path("path")
+                    .asText("/metrics"));
+        }
+        check(out, "PodMonitor podMetricsEndpoints: port " + METRICS_PORT + ", path /metrics", endpoint);
+        return out;
     }
 
     private static void assertPasses(Consumer<ObjectNode> change) throws IOException {
@@ -298,6 +413,8 @@ class ManifestTest {
                 "RETAIN_ON_CANCELLATION".equals(conf.get("execution.checkpointing.externalized-checkpoint-retention")));
         check(out, "high-availability.type kubernetes (a JobManager that dies comes back with the job and its last"
                 + " checkpoint)", "kubernetes".equals(conf.get("high-availability.type")));
+        check(out, PROM_FACTORY_KEY + " Flink's PrometheusReporterFactory (every metric of the job on the pods)",
+                "org.apache.flink.metrics.prometheus.PrometheusReporterFactory".equals(conf.get(PROM_FACTORY_KEY)));
         check(out, "serviceAccount set (native Kubernetes and Kubernetes HA need its RBAC on pods and configmaps)",
                 spec.getServiceAccount() != null && !spec.getServiceAccount().isBlank());
         check(out, "state.backend.rocksdb.localdir set (RocksDB's local files: deliberately on a volume, not the"
@@ -398,6 +515,12 @@ class ManifestTest {
                 }
             }
         }
+
+        String promPort = conf.getOrDefault(PROM_PORT_KEY, "").trim();
+        check(out, role + " container " + MAIN_CONTAINER + ": a port named " + METRICS_PORT + " on "
+                + PROM_PORT_KEY + " " + promPort + " (what k8s/metrics.yaml and k8s/podmonitor.yaml scrape)",
+                main.getPorts().stream().anyMatch(p -> METRICS_PORT.equals(p.getName())
+                        && String.valueOf(p.getContainerPort()).equals(promPort) && !"UDP".equals(p.getProtocol())));
 
         Map<String, String> writes = new LinkedHashMap<>();
         writes.put("/tmp", "/tmp (the JVM's temp files)");

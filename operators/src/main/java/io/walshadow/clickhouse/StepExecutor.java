@@ -95,10 +95,24 @@ public final class StepExecutor {
         } else if (step instanceof SinkStep.CopyPartition c) {
             if (exists(t) && exists(c.to())) {
                 String part = Integer.toUnsignedString(c.partition());
+                // into a root from a table of no partitions: _partition is the attached table's oid
+                boolean setPartition = c.intoRoot() && !c.into().contains(DestinationSchema.PARTITION);
+                List<String> from = new ArrayList<>(c.from());
+                int lsn = c.into().indexOf(DestinationSchema.LSN);
+                if (lsn >= 0 && (c.intoRoot() || c.into().contains(DestinationSchema.PARTITION))) {
+                    // into a root's table that may hold this partition's end from an earlier detach (barrier
+                    // tombstones: _xid 0, _lsn = _commit_lsn): the rows come back above it, else it hides those
+                    // unchanged since; every later change of theirs is above it too
+                    from.set(lsn, "greatest(" + from.get(lsn) + ", (SELECT max(" + quote(DestinationSchema.LSN)
+                            + ") + 1 FROM " + name(c.to()) + " WHERE " + quote(DestinationSchema.PARTITION) + " = "
+                            + part + " AND " + quote(DestinationSchema.IS_DELETED) + " = 1 AND "
+                            + quote(DestinationSchema.XID) + " = 0 AND " + quote(DestinationSchema.LSN) + " = "
+                            + quote(DestinationSchema.COMMIT_LSN) + "))");
+                }
                 sql("INSERT INTO " + name(c.to()) + " (" + String.join(", ", c.into().stream()
-                        .map(DestinationSchema::quote).toList()) + (c.intoRoot() ? ", " + quote(DestinationSchema
-                        .PARTITION) : "") + ") SELECT " + String.join(", ", c.from()) // expressions, quoted
-                        + (c.intoRoot() ? ", toUInt32(" + part + ")" : "")
+                        .map(DestinationSchema::quote).toList()) + (setPartition ? ", " + quote(DestinationSchema
+                        .PARTITION) : "") + ") SELECT " + String.join(", ", from) // expressions, quoted
+                        + (setPartition ? ", toUInt32(" + part + ")" : "")
                         + " FROM " + name(t) + " FINAL"
                         // every version of a key has one _partition, so the filter cannot split a key's versions
                         + (c.intoRoot() ? "" : " WHERE " + quote(DestinationSchema.PARTITION) + " = " + part));

@@ -25,7 +25,9 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Metrics (group {@code clickhouse_sink}): {@code batches_committed}, {@code batches_already_committed},
  * {@code commits_visible}, {@code committer_retries}; gauges {@code commit_duration_ms} (last batch) and
- * {@code visible_lag_ms} (when the last batch became visible, minus its last commit's time on the source).
+ * {@code visible_lag_ms} (when the last batch became visible, minus its last commit's time on the source),
+ * {@code visible_lsn} (the commit LSN of the watermark this run made visible last, 0 before its first batch) and
+ * {@code visible_commit_age_ms} (now minus that commit's time on the source, -1 before the first batch).
  */
 final class ClickHouseCommitter implements Committer<SinkBatch> {
     private static final Logger LOG = LoggerFactory.getLogger(ClickHouseCommitter.class);
@@ -37,6 +39,9 @@ final class ClickHouseCommitter implements Committer<SinkBatch> {
     private final Counter retries;
     private volatile long lastDurationMs;
     private volatile long visibleLagMs;
+    /** The watermark this run made visible last (its {@code _walshadow_committed} row): commit LSN and time. */
+    private volatile long visibleLsn;
+    private volatile long visibleCommitTimeMs = -1;
     private ClickHouseConnection ch;
     private BatchCommitter committer;
 
@@ -49,6 +54,12 @@ final class ClickHouseCommitter implements Committer<SinkBatch> {
         retries = g.counter("committer_retries");
         g.gauge("commit_duration_ms", () -> lastDurationMs);
         g.gauge("visible_lag_ms", () -> visibleLagMs);
+        g.gauge("visible_lsn", () -> visibleLsn);
+        // how old the newest commit visible in ClickHouse is (grows while the source is idle: read it with the lag)
+        g.gauge("visible_commit_age_ms", () -> {
+            long t = visibleCommitTimeMs;
+            return t < 0 ? -1L : Math.max(0L, System.currentTimeMillis() - t);
+        });
     }
 
     private BatchCommitter committer() throws InterruptedException {
@@ -76,6 +87,8 @@ final class ClickHouseCommitter implements Committer<SinkBatch> {
                     long now = System.currentTimeMillis();
                     lastDurationMs = now - start;
                     visibleLagMs = now - PgTimestamps.toUnixMicros(b.lastCommitTime()) / 1000;
+                    visibleCommitTimeMs = PgTimestamps.toUnixMicros(b.lastCommitTime()) / 1000;
+                    visibleLsn = b.lastCommitLsn();
                     LOG.debug("batch {}: {} commits, {} rows visible in {} ms", b.batch(), b.commits(), b.rows(),
                             lastDurationMs);
                 } else {

@@ -1,12 +1,14 @@
 package io.walshadow.sink;
 
 import io.walshadow.catalog.CatalogChange;
+import io.walshadow.catalog.PartitionOf;
 import io.walshadow.buffer.Drained;
 import io.walshadow.buffer.DrainedCatalog;
 import io.walshadow.buffer.DrainedChange;
 import io.walshadow.buffer.DrainedCommit;
 import io.walshadow.change.RowChange;
 import io.walshadow.change.TruncateChange;
+import io.walshadow.catalog.PartitionOf;
 import io.walshadow.catalog.RelationDescriptor;
 import io.walshadow.clickhouse.CopyRequests;
 import io.walshadow.clickhouse.BatchCommitter;
@@ -115,6 +117,8 @@ final class ClickHouseSinkWriter implements CommittingSinkWriter<Drained, SinkBa
     // the commit being drained
     private final Map<Integer, RelFileLocator> rewrittenTo = new HashMap<>();
     private final Set<Integer> droppedInCommit = new HashSet<>();
+    /** Roots that stop being roots in the catalog commit being applied (dropped, or attached under another). */
+    private final Set<Integer> rootsGoing = new HashSet<>();
     private final Map<String, RowChange> speculative = new HashMap<>();
     /**
      * Relations the stream dropped (with the writer's state): an initial-snapshot row of one that arrives later was
@@ -140,6 +144,11 @@ final class ClickHouseSinkWriter implements CommittingSinkWriter<Drained, SinkBa
      * that detached or dropped it) is the partition's own, as PostgreSQL has it. Part of the writer's state.
      */
     private final Map<Integer, Integer> leftRoots = new HashMap<>();
+    /**
+     * Partitions that left a root for another (a partitioned table above them detached, a root of its own now), with
+     * that root: a row of {@link #leftRoots} goes there, mapped onto its columns by name. Part of the writer's state.
+     */
+    private final Map<Integer, Integer> movedRoots = new HashMap<>();
     /** Partitions attached with rows the WAL does not hold: the LSN of the latest such attach. */
     private final Map<Integer, Long> attachedAt = new HashMap<>();
     /** Mirrors to retire in this batch (dropped in the previous, checkpointed batch). */
@@ -159,6 +168,9 @@ final class ClickHouseSinkWriter implements CommittingSinkWriter<Drained, SinkBa
     private final Counter partitionsCopied;
     private final Counter partitionsAttachedCopied;
     private final Counter partitionsAttachRequested;
+    private final Counter partitionsMovedCopied;
+    /** The roots of their own the catalog change being applied attached below another root. */
+    private Set<Integer> attachedRoots = Set.of();
     private final Counter partitionRowsLeft;
     private final Quarantine quarantine;
 
@@ -204,6 +216,7 @@ final class ClickHouseSinkWriter implements CommittingSinkWriter<Drained, SinkBa
         rowsStaged = g.counter("rows_staged");
         g.meter("rows_staged_per_second", new org.apache.flink.metrics.MeterView(rowsStaged));
         bytesStaged = g.counter("bytes_staged");
+        g.meter("bytes_staged_per_second", new org.apache.flink.metrics.MeterView(bytesStaged));
         flushes = g.counter("flushes");
         toastEmpty = g.counter("toast_values_written_empty");
         skippedDropped = g.counter("rows_skipped_dropped_table");
@@ -216,6 +229,7 @@ final class ClickHouseSinkWriter implements CommittingSinkWriter<Drained, SinkBa
         partitionsCopied = g.counter("partitions_detached_copied");
         partitionsAttachedCopied = g.counter("partitions_attached_copied");
         partitionsAttachRequested = g.counter("partitions_attached_copy_requested");
+        partitionsMovedCopied = g.counter("partitions_moved_copied");
         partitionRowsLeft = g.counter("partition_rows_skipped_left_root");
         Counter retries = g.counter("writer_retries");
         ch = options.connect();
@@ -237,6 +251,7 @@ final class ClickHouseSinkWriter implements CommittingSinkWriter<Drained, SinkBa
                 droppedRelations.addAll(restored.droppedRelations());
                 leftRoots.putAll(restored.leftRoots());
                 attachedAt.putAll(restored.attachedAt());
+                movedRoots.putAll(restored.movedRoots());
                 quarantine.restore(restored.quarantined(), options.filter());
                 dropStagedFrom(restored.nextBatch());
                 // Above every committed batch too: restored from an older savepoint, numbers it already used
@@ -330,48 +345,124 @@ final class ClickHouseSinkWriter implements CommittingSinkWriter<Drained, SinkBa
             types.add(cat.types()); // the changed tables' types as of the commit
         }
         loadTypes();
+        // roots of their own attached below another root (ATTACH of a sub-partitioned table): their partitions move
+        // to the other root in this commit, and their rows there are copied before their own table goes
+        attachedRoots = snapshot ? Set.of() : attachedRoots(cat.changes());
+        // a root that stops being one (dropped, or attached as a partition) goes last: the partitions leaving it in
+        // this commit read their rows from its table first (to their new root's), and need no barrier there
+        rootsGoing.clear();
+        List<CatalogChange> last = new ArrayList<>();
         for (CatalogChange change : cat.changes()) {
-            if (snapshot && lateSnapshotRow(change.relOid(), change.after().locator())) {
-                continue; // an empty table of the snapshot the stream has since rewritten or dropped
-            }
-            if (snapshot && routed(change.after()) && Integer.valueOf(change.after().partition().root().relOid())
-                    .equals(leftRoots.get(change.relOid()))) {
-                continue; // an empty partition of the snapshot that has since left that root
-            }
-            if (!snapshot) {
-                if (change.after() == null) {
-                    droppedRelations.add(change.relOid());
-                } else {
-                    droppedRelations.remove(change.relOid());
-                }
-            }
-            retireToastOf(change);
-            if (isToast(change.after()) || isToast(change.before())) {
-                continue; // TOAST relations get mirrors, not destination tables
-            }
-            if (routed(change.before()) || routed(change.after())) {
-                partitionChange(change, cat.commitLsn());
-                continue; // a partition's rows go to its root's destination, whose own changes plan its DDL
-            }
-            DestTable current = tables.get(change.relOid());
-            SchemaPlanner.Plan plan = planner.plan(current, change, cat.commitLsn(), types, values);
-            addSteps(plan.steps());
-            targets.remove(change.relOid());
-            if (plan.table() == null) {
-                if (tables.remove(change.relOid()) != null) {
-                    droppedInCommit.add(change.relOid());
-                }
-                continue;
-            }
-            checkNameFree(plan.table());
-            tables.put(change.relOid(), plan.table());
-            if (snapshot) {
-                types.pin(List.of(change.after())); // an empty table the snapshot created: its types for later
-            }
-            if (plan.supersedeOldStorage()) {
-                rewrittenTo.put(change.relOid(), change.after().locator());
+            RelationDescriptor b = change.before();
+            if (b != null && b.relkind() == 'p' && !routed(b) && (change.after() == null || routed(change.after()))) {
+                rootsGoing.add(change.relOid());
+                last.add(change);
             }
         }
+        for (CatalogChange change : cat.changes()) {
+            if (!rootsGoing.contains(change.relOid())) {
+                catalogChange(change, cat, snapshot);
+            }
+        }
+        for (CatalogChange change : last) {
+            if (attachedRoots.contains(change.relOid())) {
+                attachedRoot(change, cat.commitLsn()); // its partitions' rows went to the other root's table
+            } else {
+                catalogChange(change, cat, snapshot);
+            }
+        }
+        rootsGoing.clear();
+    }
+
+    private void catalogChange(CatalogChange change, DrainedCatalog cat, boolean snapshot) {
+        if (snapshot && lateSnapshotRow(change.relOid(), change.after().locator())) {
+            return; // an empty table of the snapshot the stream has since rewritten or dropped
+        }
+        if (snapshot && routed(change.after()) && Integer.valueOf(change.after().partition().root().relOid())
+                .equals(leftRoots.get(change.relOid()))) {
+            return; // an empty partition of the snapshot that has since left that root
+        }
+        if (!snapshot) {
+            if (change.after() == null) {
+                droppedRelations.add(change.relOid());
+            } else {
+                droppedRelations.remove(change.relOid());
+            }
+        }
+        retireToastOf(change);
+        if (isToast(change.after()) || isToast(change.before())) {
+            return; // TOAST relations get mirrors, not destination tables
+        }
+        if (routed(change.before()) || routed(change.after())) {
+            partitionChange(change, cat.commitLsn());
+            return; // a partition's rows go to its root's destination, whose own changes plan its DDL
+        }
+        DestTable current = tables.get(change.relOid());
+        SchemaPlanner.Plan plan = planner.plan(current, change, cat.commitLsn(), types, values);
+        addSteps(plan.steps());
+        targets.remove(change.relOid());
+        if (plan.table() == null) {
+            if (tables.remove(change.relOid()) != null) {
+                droppedInCommit.add(change.relOid());
+            }
+            return;
+        }
+        checkNameFree(plan.table());
+        tables.put(change.relOid(), plan.table());
+        if (snapshot) {
+            types.pin(List.of(change.after())); // an empty table the snapshot created: its types for later
+        }
+        if (plan.supersedeOldStorage()) {
+            rewrittenTo.put(change.relOid(), change.after().locator());
+        }
+    }
+
+    /**
+     * The roots of their own the commit made partitions of another root: gone as roots (a partitioned table below
+     * another is not followed on its own), while partitions they routed now route to another root. (A root dropped
+     * in a transaction that also moved one of its partitions elsewhere looks the same: its other partitions' rows
+     * end in its table as they would, and only the moved ones are copied.)
+     */
+    private Set<Integer> attachedRoots(List<CatalogChange> changes) {
+        Set<Integer> gone = new HashSet<>();
+        for (CatalogChange c : changes) {
+            if (c.after() == null && c.before() != null && !routed(c.before())
+                    && PartitionOf.isRootLocator(c.before().locator())) {
+                gone.add(c.relOid());
+            }
+        }
+        Set<Integer> out = new HashSet<>();
+        for (CatalogChange c : changes) {
+            if (routed(c.before()) && routed(c.after()) && gone.contains(c.before().partition().root().relOid())
+                    && c.after().partition().root().relOid() != c.before().partition().root().relOid()) {
+                out.add(c.before().partition().root().relOid());
+            }
+        }
+        return out;
+    }
+
+    /**
+     * A root of its own attached below another root: its partitions' rows have been copied into the other root's
+     * table ({@link #partitionChange}); its own table goes as a dropped table's does, as a plain table's at its
+     * attach.
+     */
+    private void attachedRoot(CatalogChange change, long commitLsn) {
+        int rel = change.relOid();
+        droppedRelations.add(rel);
+        targets.remove(rel);
+        DestTable own = tables.remove(rel);
+        if (own == null) {
+            return;
+        }
+        droppedInCommit.add(rel);
+        String aside = own.destName() + "__attached_" + Lsn.format(commitLsn).replace('/', '_');
+        addSteps(List.of(options.dropTables() ? new SinkStep.DropTable(own.destName())
+                : new SinkStep.RenameTable(own.destName(), aside)));
+        partitionsAttachedCopied.inc();
+        LOG.info("sink {}: {} was attached below another partitioned table at {}: its partitions' rows went from {}"
+                + " to their new root's table; {} is then {}", sinkId, change.before().qualifiedName(),
+                Lsn.format(commitLsn), own.destName(), own.destName(),
+                options.dropTables() ? "dropped (clickhouse.on.drop drop)" : "renamed to " + aside);
     }
 
     private static boolean routed(RelationDescriptor d) {
@@ -390,6 +481,7 @@ final class ClickHouseSinkWriter implements CommittingSinkWriter<Drained, SinkBa
         if (routed(a)) {
             leftRoots.remove(leaf); // attached (again): no writer straddles an ATTACH, which locks the partition
         }
+        movedRoots.remove(leaf);
         if (routed(b)) {
             int root = b.partition().root().relOid();
             boolean left = !routed(a) || a.partition().root().relOid() != root;
@@ -404,7 +496,15 @@ final class ClickHouseSinkWriter implements CommittingSinkWriter<Drained, SinkBa
             if (dest != null && left && a != null && !routed(a) && tables.get(leaf) == null) {
                 ownTable(dest, a); // detached, and included on its own: a table of its own from its rows there
             }
-            if (dest != null && left && !options.keepDetachedRows()) {
+            if (left && routed(a)) {
+                // moved to another root with the partitioned table above it (attached below that root, or detached
+                // from this one and a root of its own since): its rows in this root's table go with it, and rows of
+                // writers that straddled the move follow it there
+                movedRoots.put(leaf, a.partition().root().relOid());
+                moved(dest, a, commitLsn);
+            }
+            // a root that stops being one keeps its table as it was (renamed aside, or dropped, after the copies)
+            if (dest != null && left && !options.keepDetachedRows() && !rootsGoing.contains(root)) {
                 endPartition(dest, leaf, commitLsn, commitLsn); // its rows, this transaction's too, end here
                 partitionsEnded.inc();
             } else if (dest != null && rewritten && dest.keyedByTid()) {
@@ -433,6 +533,29 @@ final class ClickHouseSinkWriter implements CommittingSinkWriter<Drained, SinkBa
                     a.partition().root().qualifiedName(), Lsn.format(commitLsn), a.partition().root().qualifiedName(),
                     own == null ? "" : "; its own ClickHouse table " + own.destName() + " is kept, no longer written");
         }
+    }
+
+    /**
+     * A partition that moves from one root to another with a partitioned table above it: its rows as of this commit
+     * go from the old root's table ({@code from}) to the new one's, {@code _partition}, versions and TIDs kept (the
+     * old table holds every earlier commit). Without the old table, the rows are copied from PostgreSQL.
+     */
+    private void moved(DestTable from, RelationDescriptor leaf, long commitLsn) {
+        RelationDescriptor root = leaf.partition().root();
+        DestTable into = tables.get(root.relOid());
+        if (into == null && !droppedInCommit.contains(root.relOid())) {
+            into = create(root);
+        }
+        if (from == null || into == null) {
+            if (into != null) {
+                requestCopy(leaf, commitLsn);
+            }
+            return;
+        }
+        List<String>[] cols = sameColumns(from, into);
+        addSteps(List.of(new SinkStep.CopyPartition(from.destName(), into.destName(), leaf.relOid(), false, cols[0],
+                cols[1])));
+        partitionsMovedCopied.inc();
     }
 
     /**
@@ -504,8 +627,10 @@ final class ClickHouseSinkWriter implements CommittingSinkWriter<Drained, SinkBa
         }
         List<String> fromCols = SinkTables.columns(from);
         List<String> intoCols = SinkTables.columns(into);
+        // _partition only between two roots' tables (a partition moving with a partitioned table above it)
         for (String meta : List.of(DestinationSchema.LSN, DestinationSchema.COMMIT_LSN, DestinationSchema.XID,
-                DestinationSchema.IS_DELETED, DestinationSchema.TID_BLOCK, DestinationSchema.TID_OFFSET)) {
+                DestinationSchema.IS_DELETED, DestinationSchema.TID_BLOCK, DestinationSchema.TID_OFFSET,
+                DestinationSchema.PARTITION)) {
             if (fromCols.contains(meta) && intoCols.contains(meta)) {
                 f.add(DestinationSchema.quote(meta));
                 t.add(meta);
@@ -672,14 +797,22 @@ final class ClickHouseSinkWriter implements CommittingSinkWriter<Drained, SinkBa
         }
         if (routed(r.descriptor()) && Integer.valueOf(r.descriptor().partition().root().relOid())
                 .equals(leftRoots.get(rel))) {
-            // decoded while the partition was in that root, committed after it left: the partition's own row
-            if (tables.get(rel) == null) {
+            // decoded while the partition was in that root, committed after it left: the partition's own row, or
+            // its new root's
+            Integer moved = movedRoots.get(rel);
+            DestTable to = moved == null ? null : tables.get(moved);
+            if (to != null) {
+                r = new RowChange(r.lsn(), r.xid(), r.op(), r.rel(),
+                        r.descriptor().withPartition(PartitionOf.of(to.shape(), r.descriptor())), r.newTid(),
+                        r.oldTid(), r.newValues(), r.oldValues(), r.oldIsFullRow());
+            } else if (tables.get(rel) == null) {
                 // dropped with its partition, or the partition is not replicated on its own
                 (c.fullXid() == 0 ? snapshotSuperseded : partitionRowsLeft).inc();
                 return;
+            } else {
+                r = new RowChange(r.lsn(), r.xid(), r.op(), r.rel(), r.descriptor().withPartition(null),
+                        r.newTid(), r.oldTid(), r.newValues(), r.oldValues(), r.oldIsFullRow());
             }
-            r = new RowChange(r.lsn(), r.xid(), r.op(), r.rel(), r.descriptor().withPartition(null), r.newTid(),
-                    r.oldTid(), r.newValues(), r.oldValues(), r.oldIsFullRow());
         }
         // a partition's row goes to its root's destination (the encoder maps its columns by name)
         RelationDescriptor shape = routed(r.descriptor()) ? r.descriptor().partition().root() : r.descriptor();
@@ -980,7 +1113,8 @@ final class ClickHouseSinkWriter implements CommittingSinkWriter<Drained, SinkBa
     @Override
     public List<SinkWriterState> snapshotState(long checkpointId) {
         return List.of(new SinkWriterState(sinkId, batch, new ArrayList<>(tables.values()), retireDue,
-                new ArrayList<>(droppedRelations), types.stream(), quarantine.list(), leftRoots, attachedAt));
+                new ArrayList<>(droppedRelations), types.stream(), quarantine.list(), leftRoots, attachedAt,
+                movedRoots));
     }
 
     @Override

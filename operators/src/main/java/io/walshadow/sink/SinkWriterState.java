@@ -11,12 +11,16 @@ import java.util.List;
  * dropped, whose initial-snapshot rows still in flight must not bring their destination back; and the types the
  * stream sent with its catalog changes (the destination tables' columns map with them); the tables in quarantine;
  * the partitions that left a root ({@code leftRoots}: partition -> root); and for tables attached with rows the WAL
- * does not hold, the LSN of their latest such attach ({@code attachedAt}: a copy planned before it is superseded).
+ * does not hold, the LSN of their latest such attach ({@code attachedAt}: a copy planned before it is superseded);
+ * and for partitions that left a root with a partitioned table that became a root of its own (a sub-partition
+ * detached), that new root ({@code movedRoots}: partition -> root).
  */
 public record SinkWriterState(String sinkId, long nextBatch, List<DestTable> tables, List<String> retireMirrors,
                               List<Integer> droppedRelations, TypeSet types, List<QuarantinedTable> quarantined,
-                              java.util.Map<Integer, Integer> leftRoots, java.util.Map<Integer, Long> attachedAt) {
+                              java.util.Map<Integer, Integer> leftRoots, java.util.Map<Integer, Long> attachedAt,
+                              java.util.Map<Integer, Integer> movedRoots) {
     public SinkWriterState {
+        movedRoots = java.util.Map.copyOf(movedRoots);
         leftRoots = java.util.Map.copyOf(leftRoots);
         attachedAt = java.util.Map.copyOf(attachedAt);
         tables = List.copyOf(tables);
@@ -24,6 +28,14 @@ public record SinkWriterState(String sinkId, long nextBatch, List<DestTable> tab
         droppedRelations = List.copyOf(droppedRelations);
         types = types == null ? TypeSet.EMPTY : types;
         quarantined = List.copyOf(quarantined);
+    }
+
+    /** A state without partitions moved under another root. */
+    public SinkWriterState(String sinkId, long nextBatch, List<DestTable> tables, List<String> retireMirrors,
+                           List<Integer> droppedRelations, TypeSet types, List<QuarantinedTable> quarantined,
+                           java.util.Map<Integer, Integer> leftRoots, java.util.Map<Integer, Long> attachedAt) {
+        this(sinkId, nextBatch, tables, retireMirrors, droppedRelations, types, quarantined, leftRoots, attachedAt,
+                java.util.Map.of());
     }
 
     /** A state without partitions attached with rows. */

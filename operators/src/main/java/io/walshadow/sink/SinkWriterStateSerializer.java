@@ -29,6 +29,8 @@ import org.apache.flink.core.memory.DataOutputSerializer;
  *   (version 7) count p, p x (uvarint partition oid, uvarint root oid): partitions that left that root
  *   (version 8) count a, a x (uvarint partition oid, long lsn): the latest attach of a table with rows the WAL does
  *   not hold
+ *   (version 9) count m, m x (uvarint partition oid, uvarint root oid): partitions that left their root under a
+ *   partitioned table that became a root itself (a sub-partition detached), with that new root
  * Version 1 is version 2 without the mirrors (read as none); version 2 has no TID flag (a table has TID columns
  * exactly when keyed by TID).
  */
@@ -36,7 +38,7 @@ public final class SinkWriterStateSerializer implements SimpleVersionedSerialize
         java.io.Serializable {
     private static final long serialVersionUID = 1L;
     public static final SinkWriterStateSerializer INSTANCE = new SinkWriterStateSerializer();
-    static final int VERSION = 8;
+    static final int VERSION = 9;
 
     @Override
     public int getVersion() {
@@ -93,6 +95,12 @@ public final class SinkWriterStateSerializer implements SimpleVersionedSerialize
         for (var e : attached.entrySet()) {
             Wire.writeUVarInt(out, e.getKey());
             out.writeLong(e.getValue());
+        }
+        var moved = new java.util.TreeMap<>(s.movedRoots());
+        Wire.writeCount(out, moved.size());
+        for (var e : moved.entrySet()) {
+            Wire.writeUVarInt(out, e.getKey());
+            Wire.writeUVarInt(out, e.getValue());
         }
         return out.getCopyOfBuffer();
     }
@@ -170,7 +178,14 @@ public final class SinkWriterStateSerializer implements SimpleVersionedSerialize
                 attached.put(Wire.readUVarInt(in, "partition oid"), in.readLong());
             }
         }
-        return new SinkWriterState(sinkId, next, tables, retire, dropped, types, quarantined, left, attached);
+        java.util.Map<Integer, Integer> moved = new java.util.HashMap<>();
+        if (version >= 9) {
+            int m = Wire.readCount(in, "partitions moved under another root");
+            for (int i = 0; i < m; i++) {
+                moved.put(Wire.readUVarInt(in, "partition oid"), Wire.readUVarInt(in, "root oid"));
+            }
+        }
+        return new SinkWriterState(sinkId, next, tables, retire, dropped, types, quarantined, left, attached, moved);
     }
 
     private static void writeNullable(DataOutputSerializer out, String s) throws IOException {

@@ -96,6 +96,8 @@ final class SnapshotEnumerator implements SplitEnumerator<SnapshotSplit, Snapsho
     /** The checkpoint after which the copy is over (taken with every chunk done), -1 until then. */
     private long releaseAfter = -1;
     private long startedAt;
+    /** Chunks done when this run's round started ({@link #startedAt}): the rate behind the ETA counts only its own. */
+    private int chunksDoneAtStart;
     private final java.util.concurrent.atomic.AtomicLong waitingSince = new java.util.concurrent.atomic.AtomicLong();
     /** Keys of the copy requests a round was planned for. */
     private final Set<String> copiesPlanned = new java.util.LinkedHashSet<>();
@@ -162,6 +164,26 @@ final class SnapshotEnumerator implements SplitEnumerator<SnapshotSplit, Snapsho
             long since = waitingSince.get();
             return since == 0 ? 0L : System.currentTimeMillis() - since;
         });
+        g.gauge("eta_ms", this::etaMs);
+    }
+
+    /**
+     * How long the chunks left take at the rate this run's round has done them so far: 0 once complete, -1 before the
+     * round's first chunk is done (no rate yet). Chunks differ in rows, so it is a guide, not a promise.
+     */
+    private long etaMs() {
+        if (complete) {
+            return 0;
+        }
+        int done = chunksDone - chunksDoneAtStart;
+        return etaMs(chunksTotal - chunksDone, done, System.currentTimeMillis() - startedAt);
+    }
+
+    static long etaMs(int chunksLeft, int chunksDoneThisRound, long elapsedMs) {
+        if (chunksDoneThisRound <= 0) {
+            return -1;
+        }
+        return Math.max(0, chunksLeft) * elapsedMs / chunksDoneThisRound;
     }
 
     @Override
@@ -179,6 +201,7 @@ final class SnapshotEnumerator implements SplitEnumerator<SnapshotSplit, Snapsho
             return;
         }
         startedAt = System.currentTimeMillis();
+        chunksDoneAtStart = chunksDone;
         context.callAsync(this::open, this::opened);
     }
 
@@ -327,6 +350,7 @@ final class SnapshotEnumerator implements SplitEnumerator<SnapshotSplit, Snapsho
             seeded = false;
             reconciled = true;
             startedAt = System.currentTimeMillis();
+            chunksDoneAtStart = chunksDone;
         }
         if (o.plan() != null) {
             // TOAST chunks first (table chunks wait for the seed), then chunks left from an earlier plan, then tables

@@ -27,7 +27,7 @@ public final class ReplicationSlots {
                     + " the changes in that WAL cannot be replicated any more. Drop the slot (SELECT"
                     + " pg_drop_replication_slot('" + slot + "')) and start the job afresh, without its checkpoint,"
                     + " into an empty ClickHouse database (a new initial snapshot); raise max_slot_wal_keep_size, and"
-                    + " alert on the wal.slotWalStatus metric (2: unreserved) before it happens again");
+                    + " alert on the wal.slot_wal_status metric (2: unreserved) before it happens again");
         }
     }
 

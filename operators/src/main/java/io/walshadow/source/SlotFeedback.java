@@ -11,7 +11,7 @@ final class SlotFeedback {
     volatile long receivedLsn;
     /** The server's current WAL position (insert position on a primary, receive position on a standby), polled. */
     volatile long serverWalEnd;
-    /** LSN of the last record handed to the pipeline (task thread). */
+    /** End of the last record handed to the pipeline (its EndRecPtr: where the next may start; task thread). */
     volatile long emittedLsn;
     volatile long reportedLsn;
     volatile int timeline;

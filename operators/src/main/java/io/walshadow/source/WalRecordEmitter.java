@@ -16,7 +16,7 @@ final class WalRecordEmitter implements RecordEmitter<XLogRecord, XLogRecord, Wa
     public void emitRecord(XLogRecord record, SourceOutput<XLogRecord> output, WalSplitState state) {
         output.collect(record);
         state.advance(record);
-        feedback.emittedLsn = record.lsn();
+        feedback.emittedLsn = record.endLsn(); // the lag counts WAL after it: none once the server is there
         state.timeline(feedback.timeline);
     }
 }

@@ -26,15 +26,15 @@ final class WalSourceReader extends SingleThreadMultiplexSourceReaderBase<XLogRe
         super(splitReader, new WalRecordEmitter(feedback), config, context);
         this.feedback = feedback;
         MetricGroup wal = context.metricGroup().addGroup("wal");
-        wal.gauge("receivedLsn", () -> feedback.receivedLsn);
-        wal.gauge("confirmedLsn", () -> feedback.reportedLsn);
-        wal.gauge("serverLsn", () -> feedback.serverWalEnd);
-        wal.gauge("keepalivesWhileBackpressured", () -> feedback.keepalivesWhileBackpressured);
-        wal.gauge("overwrittenRecords", () -> feedback.overwrittenRecords);
-        wal.gauge("slotWalStatus", () -> feedback.slotWalStatus);
-        wal.gauge("slotSafeWalSizeBytes", () -> feedback.slotSafeWalSize);
+        wal.gauge("received_lsn", () -> feedback.receivedLsn);
+        wal.gauge("confirmed_lsn", () -> feedback.reportedLsn);
+        wal.gauge("server_lsn", () -> feedback.serverWalEnd);
+        wal.gauge("keepalives_while_backpressured", () -> feedback.keepalivesWhileBackpressured);
+        wal.gauge("overwritten_records", () -> feedback.overwrittenRecords);
+        wal.gauge("slot_wal_status", () -> feedback.slotWalStatus);
+        wal.gauge("slot_safe_wal_size_bytes", () -> feedback.slotSafeWalSize);
         // replication lag in bytes: WAL the server has that the pipeline has not been handed yet (-1: not known yet)
-        wal.gauge("lagBytes", () -> feedback.serverWalEnd == 0 || feedback.emittedLsn == 0 ? -1
+        wal.gauge("lag_bytes", () -> feedback.serverWalEnd == 0 || feedback.emittedLsn == 0 ? -1
                 : Math.max(0, feedback.serverWalEnd - feedback.emittedLsn));
     }
 

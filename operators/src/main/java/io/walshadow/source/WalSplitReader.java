@@ -53,6 +53,8 @@ final class WalSplitReader implements SplitReader<XLogRecord, WalSplit> {
     private PGReplicationStream stream;
     private XLogStreamReader reader;
     private volatile boolean wakeUp;
+    /** Set when the reader is closed: the stream's failure that follows (its socket closed under it) is expected. */
+    private volatile boolean closing;
     private final Object streamLock = new Object();
     private java.util.concurrent.ScheduledExecutorService keepalive;
     /** When {@link #fetch} last talked to the server (nanoTime). */
@@ -121,6 +123,11 @@ final class WalSplitReader implements SplitReader<XLogRecord, WalSplit> {
             }
             throw e;
         } catch (SQLException e) {
+            if (closing) {
+                // the task is cancelled or the job stops: close() shut the connection under this read
+                LOG.debug("replication stream of slot {} closed while reading: {}", options.slotName(), e.toString());
+                return batch.build();
+            }
             throw new IOException("replication stream of slot " + options.slotName() + " failed at "
                     + Lsn.format(reader == null ? Lsn.INVALID : reader.feedLsn()) + ": " + e.getMessage(), e);
         } catch (InterruptedException e) {
@@ -313,13 +320,20 @@ final class WalSplitReader implements SplitReader<XLogRecord, WalSplit> {
 
     @Override
     public void close() throws Exception {
+        closing = true;
         if (keepalive != null) {
             keepalive.shutdownNow();
         }
         // Closing the socket is enough to end the walsender; PGReplicationStream.close() would first wait for
         // the server to drain the copy stream, which can stall a cancelling task.
         if (replicationConnection != null) {
-            replicationConnection.close();
+            try {
+                replicationConnection.close();
+            } catch (SQLException e) {
+                // the driver cancels the copy stream it is in the middle of ("canceling statement due to user
+                // request"): the walsender ends either way, and a stopping job has nothing to learn from it
+                LOG.debug("closing the replication connection of slot {}: {}", options.slotName(), e.toString());
+            }
         }
         if (positionSql != null) {
             positionSql.close();

@@ -14,8 +14,8 @@ import org.apache.flink.metrics.reporter.MetricReporterFactory;
 
 /**
  * Keeps the MiniCluster's metrics the benchmarks read (the newest registration of each name): the transaction
- * buffer's gauges, the job's checkpoint figures and the TOAST stage's counters (its {@code toast_*} gauges, and the
- * sink's count of values written empty). Registered through {@code metrics.reporter.bench.factory.class} (the
+ * buffer's gauges, the job's checkpoint figures, the position the source confirmed to its slot and the TOAST stage's
+ * counters (its {@code toast_*} gauges, and the sink's count of values written empty). Registered through {@code metrics.reporter.bench.factory.class} (the
  * buffer benchmark's job, and {@code WalshadowContender}'s); read directly, no reporting interval involved.
  */
 public final class BenchMetrics implements MetricReporter, MetricReporterFactory {
@@ -25,7 +25,8 @@ public final class BenchMetrics implements MetricReporter, MetricReporterFactory
             "toast_chunks", "toast_chunks_malformed", "toast_values_resolved_buffered", "toast_values_resolved_mirror",
             "toast_bytes_resolved", "toast_values_filled_default", "toast_values_filled_superseded",
             "toast_values_filled_mismatch", "toast_fetch_miss", "toast_buffered_chunks", "toast_values_written_empty",
-            "catalog_shadow_tuples", "catalog_versions_created", "catalog_state_bytes", "catalog_state_write_ms");
+            "catalog_shadow_tuples", "catalog_versions_created", "catalog_state_bytes", "catalog_state_write_ms",
+            "confirmedLsn");
     private static final Map<String, Metric> METRICS = new ConcurrentHashMap<>();
 
     @Override

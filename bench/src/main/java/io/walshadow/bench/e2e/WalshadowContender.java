@@ -80,6 +80,9 @@ public final class WalshadowContender implements Contender {
     static final long THROUGHPUT_POLL_MS = 100;
     private static final String SINK_ID = "bench";
     private static final Duration DEFAULT_CHECKPOINT_INTERVAL = Duration.ofSeconds(1);
+    private static final int SEED_ATTEMPTS = 3;
+    /** WAL page size (XLOG_BLCKSZ, pg_config.h). */
+    private static final int XLOG_BLCKSZ = 8192;
 
     private final Map<String, String> overrides;
     private final Duration checkpointInterval;
@@ -119,56 +122,110 @@ public final class WalshadowContender implements Contender {
         try (Connection c = src.connect()) {
             LocalPg.exec(c, "SELECT pg_create_physical_replication_slot('" + anchor + "', true)");
         }
-        resetSlot();
-        // The seed run: starts fresh (the decoder seeds its catalog history now, before the workload), reads what
-        // the slot holds up to the present, stops with a savepoint. It reports its position every 100 ms so that we
-        // can tell when it has read that far.
-        String db = chDatabase("seed");
-        createChDatabase(db);
         long t0 = System.nanoTime();
-        JobClient job = execute(config(db, "status.interval.ms", "100"), null, work.resolve("seed-checkpoints"));
-        long target;
-        try {
-            target = awaitStreaming(job);
-            awaitReceived(job, target);
-            Thread.sleep(300); // received is not yet emitted: let the source hand the last records on
-            // What the seed read may hold commits (the bootstrap's own xid): let a checkpoint commit them here, so
-            // the savepoint carries no committable that names this database's staging tables (every capture
-            // restores it into a fresh database)
-            awaitSeedCommitted(db);
-            savepoint = stopWithSavepoint(job, work.resolve("savepoint"));
-        } catch (Exception e) {
-            job.cancel();
-            throw e;
+        long target = 0;
+        for (int attempt = 1; savepoint == null; attempt++) {
+            resetSlot(); // a seed run confirms WAL to the slot: every run starts from the anchor
+            target = seed(attempt);
+            if (savepoint == null && attempt == SEED_ATTEMPTS) {
+                throw new IllegalStateException("the seed run's savepoint carried a batch for ClickHouse in each of "
+                        + SEED_ATTEMPTS + " attempts (something keeps committing in " + src.database() + "?)");
+            }
         }
-        job.getJobExecutionResult().get(60, TimeUnit.SECONDS);
-        dropChDatabase(db);
-        resetSlot(); // the seed run confirmed WAL to the slot: start every capture from the anchor again
+        resetSlot();
         E2eBenchmark.log(String.format(Locale.ROOT, "%s: catalog seeded up to %s and stopped with a savepoint in %.1f s;"
                         + " checkpoint interval %s, RocksDB state, sink %s, tables %s", name(), Lsn.format(target),
                 (System.nanoTime() - t0) / 1e9, TimeUtils.formatWithHighestUnit(checkpointInterval), SINK_ID,
                 String.join(",", src.tables())));
     }
 
-    /** Waits until a batch of the seed run is committed in {@code db}, then for another checkpoint. */
-    private void awaitSeedCommitted(String db) throws Exception {
-        long deadline = System.currentTimeMillis() + 15_000; // a seed that read no commit has nothing to wait for
-        try (ClickHouseConnection ch = adminConnection()) {
-            while (System.currentTimeMillis() < deadline) {
-                String done;
-                try {
-                    done = ch.queryString("SELECT count() FROM `" + db + "`.`" + SinkTables.COMMITTED_VIEW
-                            + "` WHERE committed_batch > 0 AND NOT commit_in_progress");
-                } catch (RuntimeException e) {
-                    done = null; // the sink has not created its tables yet
-                }
-                if (done != null && !done.equals("0")) {
-                    break;
-                }
-                Thread.sleep(100);
-            }
+    /**
+     * The seed run: starts fresh (the decoder seeds its catalog history now, before the workload), reads what the
+     * slot holds up to the present, stops with a savepoint. It reports its position every 100 ms so that we can tell
+     * when it has read that far. Every capture restores the savepoint into a fresh ClickHouse database, so it must
+     * carry no committable: a batch staged in the seed's database cannot be committed in another (the committer
+     * fails it, its staging table being gone). What the seed read may hold commits (the bootstrap's own xid); they
+     * are let commit here first, and the savepoint is kept only if stopping committed no further batch (the sink
+     * commits a savepoint's batches as the job stops). Returns the position read up to; {@link #savepoint} stays
+     * null when the savepoint carried a batch.
+     */
+    private long seed(int attempt) throws Exception {
+        String db = chDatabase("seed");
+        createChDatabase(db);
+        BenchMetrics.clear();
+        JobClient job = execute(config(db, "status.interval.ms", "100"), null, work.resolve("seed-checkpoints-" + attempt));
+        long target;
+        long committed;
+        String sp;
+        try {
+            target = awaitStreaming(job);
+            awaitReceived(job, target);
+            committed = awaitSeedCommitted(job, db, target);
+            sp = stopWithSavepoint(job, work.resolve("savepoint-seed-" + attempt));
+        } catch (Exception e) {
+            job.cancel();
+            throw e;
         }
-        Thread.sleep(2 * checkpointInterval.toMillis() + 200);
+        job.getJobExecutionResult().get(60, TimeUnit.SECONDS);
+        long after = committedBatches(db);
+        dropChDatabase(db);
+        if (after != committed) {
+            E2eBenchmark.log(String.format(Locale.ROOT, "%s: the seed's savepoint carried a batch for ClickHouse (%d"
+                    + " batches committed before the stop, %d after); seeding again", name(), committed, after));
+            return target;
+        }
+        savepoint = sp;
+        return target;
+    }
+
+    /**
+     * Waits until the seed job has processed the WAL up to {@code target} and committed in {@code db} every commit
+     * its transaction buffer drained from it. Processed, not received: the source reads far ahead of the pipeline
+     * (the slot holds pgbench -i's WAL), so it is the position the job confirmed to its slot, which a completed
+     * checkpoint covers (every record before it has passed the sink's writer by then, its commits in that
+     * checkpoint's batch or an earlier one). Returns the batches committed.
+     */
+    private long awaitSeedCommitted(JobClient job, String db, long target) throws Exception {
+        // A record ending at a page boundary: the insert position is past the next page's header, which no record
+        // end reaches (XLogBytePosToRecPtr vs XLogBytePosToEndRecPtr, xlog.c; SizeOfXLogLongPHD 40, xlog_internal.h)
+        long reached = target % XLOG_BLCKSZ <= 40 ? target - target % XLOG_BLCKSZ : target;
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(300);
+        while (true) {
+            long confirmed = BenchMetrics.value("confirmedLsn");
+            long drained = BenchMetrics.value("commits_drained");
+            if (confirmed != -1 && Long.compareUnsigned(confirmed, reached) >= 0 && drained >= 0
+                    && committedCommits(db) == drained) {
+                return committedBatches(db);
+            }
+            failIfEnded(job);
+            if (System.nanoTime() > deadline) {
+                throw new IllegalStateException("the seed run did not commit what it read up to " + Lsn.format(target)
+                        + " within 300 s: confirmed to its slot up to " + Lsn.format(confirmed) + ", " + drained
+                        + " commits drained, " + committedCommits(db) + " committed in ClickHouse database " + db);
+            }
+            Thread.sleep(100);
+        }
+    }
+
+    /** This sink's commits in {@code db}'s commit log whose batch finished (phase 1); 0 before the sink's tables. */
+    private static long committedCommits(String db) {
+        String wm = "`" + db + "`.`" + SinkTables.WATERMARK + "`";
+        return count("SELECT uniqExact(commit_seq) FROM `" + db + "`.`" + SinkTables.COMMIT_LOG + "` WHERE sink = '"
+                + SINK_ID + "' AND batch IN (SELECT batch FROM " + wm + " WHERE sink = '" + SINK_ID + "' AND phase = 1)");
+    }
+
+    /** This sink's finished batches in {@code db}; 0 before the sink created its tables. */
+    private static long committedBatches(String db) {
+        return count("SELECT uniqExact(batch) FROM `" + db + "`.`" + SinkTables.WATERMARK + "` WHERE sink = '"
+                + SINK_ID + "' AND phase = 1");
+    }
+
+    private static long count(String sql) {
+        try (ClickHouseConnection ch = adminConnection()) {
+            return Long.parseLong(ch.queryString(sql));
+        } catch (RuntimeException e) {
+            return 0; // the sink has not created its tables yet
+        }
     }
 
     /**

@@ -14,6 +14,7 @@ import java.io.OutputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
+import java.sql.DriverManager;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -139,9 +140,8 @@ public final class SnapshotBenchmark {
         p.setProperty("user", LocalPg.user());
         p.setProperty("password", LocalPg.password());
         p.setProperty("sslmode", "disable");
-        // pgjdbc itself, by its class: DriverManager may hand out the job's shaded copy, which has no CopyManager here
-        try (Connection c = new org.postgresql.Driver().connect("jdbc:postgresql://" + LocalPg.host() + ":"
-                + LocalPg.port() + "/" + LocalPg.database(), p)) {
+        try (Connection c = DriverManager.getConnection("jdbc:postgresql://" + LocalPg.host() + ":" + LocalPg.port()
+                + "/" + LocalPg.database(), p)) {
             long n = c.unwrap(PGConnection.class).getCopyAPI().copyOut("COPY " + SCHEMA + ".t TO STDOUT",
                     OutputStream.nullOutputStream());
             if (n != rows) {

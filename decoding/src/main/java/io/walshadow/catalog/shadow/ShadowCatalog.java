@@ -89,6 +89,8 @@ public final class ShadowCatalog {
     private final Set<Integer> changedRelations = new HashSet<>();
     /** Relations whose pg_class row from before the last commit's transaction that commit replaced. */
     private final Set<Integer> classRowsReplaced = new HashSet<>();
+    /** Relations the last commit's transaction created (a pg_class row of its own, none replaced). */
+    private final Set<Integer> classRowsCreated = new HashSet<>();
     private boolean namespacesChanged;
     final ShadowCounters counters = new ShadowCounters();
 
@@ -822,6 +824,7 @@ public final class ShadowCatalog {
         }
         changedRelations.clear();
         classRowsReplaced.clear();
+        classRowsCreated.clear();
         namespacesChanged = false;
         if (!touchedCatalogs(xids)) {
             return; // the common case: a transaction that changed no catalog tuple
@@ -845,6 +848,9 @@ public final class ShadowCatalog {
                     }
                     noteChange(t.row);
                     if (e.insert && t.xmin == x) {
+                        if (t.row instanceof ClassRow c) {
+                            classRowsCreated.add(c.oid()); // less those whose older row it replaced, below
+                        }
                         t.committed = true;
                         t.doubtful = false;
                     } else if (!e.insert && t.deleter == x) {
@@ -865,6 +871,7 @@ public final class ShadowCatalog {
                 relmap.putAll(map);
             }
         }
+        classRowsCreated.removeAll(classRowsReplaced);
         if (typesChanged) {
             typesVersion++;
         }
@@ -919,6 +926,11 @@ public final class ShadowCatalog {
      */
     public Set<Integer> classRowsReplaced() {
         return classRowsReplaced;
+    }
+
+    /** Relations the last commit's transaction created (their pg_class row is its own, and replaced none). */
+    public Set<Integer> classRowsCreated() {
+        return classRowsCreated;
     }
 
     /** Relations whose pg_class, pg_attribute or pg_index rows, or whose pg_inherits links, the last commit changed. */

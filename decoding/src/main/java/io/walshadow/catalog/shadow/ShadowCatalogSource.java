@@ -163,6 +163,27 @@ public final class ShadowCatalogSource implements CatalogSource {
         return shadow.classRowsReplaced().contains(relOid);
     }
 
+    @Override
+    public boolean createdByLastCommit(int relOid) {
+        return shadow.classRowsCreated().contains(relOid);
+    }
+
+    @Override
+    public List<Integer> partitionedAbove(int relOid) {
+        List<Integer> out = new ArrayList<>();
+        for (int cur = partitionParent(relOid), depth = 0; cur != 0; cur = partitionParent(cur), depth++) {
+            if (depth >= MAX_PARTITION_DEPTH) {
+                throw new ShadowCatalogException("pg_inherits above relation " + Integer.toUnsignedString(relOid)
+                        + " is deeper than " + MAX_PARTITION_DEPTH + " levels (a cycle?)");
+            }
+            out.add(cur);
+        }
+        if (!out.isEmpty()) {
+            out.remove(out.size() - 1); // the root
+        }
+        return out;
+    }
+
     /** Whether the relation is an attached partition of a partitioned table, as of the stream's position. */
     public boolean isPartition(int relOid) {
         return partitionParent(relOid) != 0;

@@ -188,6 +188,19 @@ class PartitionHistoryIT {
                         "CREATE TABLE " + s + "_x.l_z (k int, c text, n numeric, PRIMARY KEY (k, c))",
                         "INSERT INTO " + s + "_x.l_z VALUES (9, 'z', 0)",
                         "ALTER TABLE " + s + ".l ATTACH PARTITION " + s + "_x.l_z FOR VALUES IN ('z')"},
+                    // a sub-partitioned one: the attach changes l_y's catalog rows only, not its leaves' (one of
+                    // them created in the attaching transaction: its rows are in the WAL)
+                    {"attach a sub-partitioned table not followed",
+                        "CREATE TABLE " + s + "_x.l_y (k int, c text, n numeric, PRIMARY KEY (k, c))"
+                                + " PARTITION BY RANGE (k)",
+                        "CREATE TABLE " + s + "_x.l_y1 PARTITION OF " + s + "_x.l_y FOR VALUES FROM (0) TO (10)",
+                        "CREATE TABLE " + s + "_x.l_y2 PARTITION OF " + s + "_x.l_y FOR VALUES FROM (10) TO (20)"
+                                + " PARTITION BY LIST (c)",
+                        "CREATE TABLE " + s + "_x.l_y2y PARTITION OF " + s + "_x.l_y2 FOR VALUES IN ('y')",
+                        "INSERT INTO " + s + "_x.l_y VALUES (1, 'y', 0), (11, 'y', 0)", "BEGIN",
+                        "CREATE TABLE " + s + "_x.l_y3 PARTITION OF " + s + "_x.l_y FOR VALUES FROM (20) TO (30)",
+                        "INSERT INTO " + s + "_x.l_y3 VALUES (21, 'y', 0)",
+                        "ALTER TABLE " + s + ".l ATTACH PARTITION " + s + "_x.l_y FOR VALUES IN ('y')", "COMMIT"},
                 };
                 List<Expected> expected = new ArrayList<>();
                 for (String[] step : steps) {
@@ -235,8 +248,10 @@ class PartitionHistoryIT {
                 List<String> attached = counters.stream().filter(k -> k.partitionsAttachedWithoutHistory() > 0)
                         .map(k -> k.partitionsAttachedWithoutHistory() + " " + k.lastPartitionAttachedWithoutHistory())
                         .toList();
-                assertEquals(1, attached.size(), "only the attach of the table not followed counts: " + attached);
+                assertEquals(2, attached.size(), "only the attaches of the tables not followed count: " + attached);
                 assertTrue(attached.get(0).startsWith("1 " + s + "_x.l_z -> " + s + ".l at "), attached.toString());
+                // the leaves of l_y that held rows before the attaching transaction, at both depths
+                assertTrue(attached.get(1).startsWith("2 " + s + "_x.l_y2y -> " + s + ".l at "), attached.toString());
                 System.out.println("partition history: " + expected.size() + " steps, " + routed
                         + " partition routes compared; last: " + expected.get(expected.size() - 1).relations());
             } finally {
