@@ -846,6 +846,151 @@ class PartitionedEndToEndIT {
     }
 
     /**
+     * Design 4.3: a table outside the filter with out-of-line values (md5 chains, incompressible), attached with rows
+     * as a partition; its copy round's TOAST seed is held back (Faults) while UPDATEs of a plain column keep those
+     * values (the WAL row carries only the pointer, to a value the job never saw written). The TOAST stage holds the
+     * rows until the round lists the attach's request, also across a kill and restore in the middle of the copy,
+     * then resolves them from the seeded mirror: nothing filled, the root equal to PostgreSQL (and the md5 of every
+     * value equal). With {@code toast.missing=fill} (the first run) a lookup that did not wait would silently write
+     * NULL. Rows changed between the attach and the round's start point are older than the copy, which supersedes
+     * them: their values are filled and counted apart, and do not stop the restored run (default
+     * {@code toast.missing=fail}).
+     */
+    @Test
+    void toastedValuesOfAnAttachedTableWaitForItsCopysSeed() throws Exception {
+        try (E2e e = new E2e("e2e_atttoast")) {
+            String s = e.schema;
+            String x = s + "_x";
+            int rows = Integer.getInteger("walshadow.attachToastRows", 3000);
+            // rows with short values after them (the design's 1M-row case: -Dwalshadow.attachPlainRows=...)
+            int plain = Integer.getInteger("walshadow.attachPlainRows", 0);
+            String toasted = " AND id <= " + rows;
+            // the second attach behind the held rows (off: -Dwalshadow.attachSecondTable=false; with it, the first
+            // round's rows are all held until the second round's seed, which runs after the first round)
+            int second = Boolean.parseBoolean(System.getProperty("walshadow.attachSecondTable", "true")) ? 300 : 0;
+            java.util.concurrent.CountDownLatch reached = new java.util.concurrent.CountDownLatch(1);
+            java.util.concurrent.atomic.AtomicBoolean released = new java.util.concurrent.atomic.AtomicBoolean();
+            try {
+                LocalPg.exec(e.pg,
+                        "CREATE TABLE " + s + ".o (id int, region text, v int, note text, PRIMARY KEY (id, region))"
+                                + " PARTITION BY LIST (region)",
+                        "CREATE TABLE " + s + ".o_eu PARTITION OF " + s + ".o FOR VALUES IN ('eu')",
+                        "INSERT INTO " + s + ".o SELECT g, 'eu', g, 'eu' || g FROM generate_series(1, 100) g",
+                        "CREATE SCHEMA " + x,
+                        "CREATE TABLE " + x + ".o_t (id int NOT NULL, region text NOT NULL, v int, note text,"
+                                + " PRIMARY KEY (id, region))",
+                        // 2,560 hex digits a row: pglz finds nothing to compress, stored out of line
+                        "INSERT INTO " + x + ".o_t SELECT g, 't', g, (SELECT string_agg(md5(g || '.' || i), '')"
+                                + " FROM generate_series(1, 80) i) FROM generate_series(1, " + rows + ") g",
+                        "INSERT INTO " + x + ".o_t SELECT g, 't', g, 'p' || g FROM generate_series(" + (rows + 1) + ", "
+                                + (rows + plain) + ") g",
+                        "CREATE TABLE " + x + ".o_t2 (LIKE " + x + ".o_t INCLUDING ALL)",
+                        "INSERT INTO " + x + ".o_t2 SELECT g, 't2', g, (SELECT string_agg(md5(g || ':' || i), '')"
+                                + " FROM generate_series(1, 80) i) FROM generate_series(1, " + second + ") g");
+                long external = Long.parseLong(LocalPg.queryString(e.pg, "SELECT count(*) FROM " + x + ".o_t WHERE"
+                        + " pg_column_size(note) > 2000 AND pg_column_size(note) = octet_length(note)"));
+                assertEquals(rows, external, "every long value stored out of line, uncompressed");
+                TestMetricReporter.METRICS.clear();
+                JobClient job = e.start(e.config("--toast.missing", "fill", "--snapshot.parallelism", "1",
+                        "--checkpoint.interval", "1s"), null, 0);
+                e.awaitCaughtUp(Duration.ofMinutes(2));
+                // the copy round's TOAST chunks are held (its start point taken): the window of design 4.3
+                io.walshadow.clickhouse.Faults.install(point -> {
+                    if (point.equals("snapshot.toast.seed")) {
+                        reached.countDown();
+                        while (!released.get()) {
+                            try {
+                                Thread.sleep(50);
+                            } catch (InterruptedException ie) {
+                                Thread.currentThread().interrupt();
+                                throw new IllegalStateException("held TOAST seed interrupted (the job is cancelled)");
+                            }
+                        }
+                    }
+                });
+                long attachedAt = System.currentTimeMillis();
+                LocalPg.exec(e.pg, "ALTER TABLE " + s + ".o ATTACH PARTITION " + x + ".o_t FOR VALUES IN ('t')",
+                        // before the round's start point (it needs the request committed, then a poll)
+                        "UPDATE " + s + ".o SET v = v + 100 WHERE region = 't' AND id % 17 = 0" + toasted);
+                assertTrue(reached.await(3, java.util.concurrent.TimeUnit.MINUTES), "the copy's TOAST seed reached");
+                e.failFastIfAJobFailed();
+                LocalPg.exec(e.pg,
+                        // unchanged out-of-line values: the WAL rows carry their pointers only
+                        "UPDATE " + s + ".o SET v = -v WHERE region = 't' AND id % 3 = 0" + toasted,
+                        "UPDATE " + x + ".o_t SET v = v + 1000000 WHERE id % 7 = 0" + toasted,
+                        // a value rewritten (its chunks in the WAL) and rows gone
+                        "UPDATE " + s + ".o SET note = 'new ' || md5(id::text) WHERE region = 't' AND id % 11 = 0" + toasted,
+                        "DELETE FROM " + s + ".o WHERE region = 't' AND id % 13 = 0" + toasted,
+                        // another attach, behind the held rows: resumed, its rows wait again, for its own round
+                        second == 0 ? "SELECT 1" : "ALTER TABLE " + s + ".o ATTACH PARTITION " + x + ".o_t2 FOR VALUES IN ('t2')",
+                        "UPDATE " + s + ".o SET v = -v WHERE region = 't2' AND id % 2 = 0");
+                FlinkTestJobs.awaitTrue(() -> "rows held for the copy's TOAST seed (filled: "
+                        + TestMetricReporter.value("toast_values_filled_superseded") + ")", Duration.ofMinutes(2),
+                        () -> {
+                            e.failFastIfAJobFailed();
+                            assertEquals(0, TestMetricReporter.value("toast_values_filled_superseded"),
+                                    "a value filled instead of waiting for the copy's seed");
+                            return TestMetricReporter.value("toast_held_for_seed") > 0;
+                        });
+                long held = TestMetricReporter.value("toast_held_for_seed");
+                long ck = checkpointId(e);
+                FlinkTestJobs.awaitTrue(() -> "checkpoints complete while rows are held", Duration.ofSeconds(30),
+                        () -> {
+                            e.failFastIfAJobFailed();
+                            return checkpointId(e) >= ck + 2;
+                        });
+                held = TestMetricReporter.value("toast_held_for_seed"); // the changes made after B among them
+                // killed mid-copy while holding: the held rows and what they wait for are in the checkpoint
+                job.cancel().get();
+                LocalPg.exec(e.pg, "UPDATE " + s + ".o SET v = v + 1 WHERE region = 't' AND id % 5 = 0" + toasted);
+                TestMetricReporter.METRICS.clear();
+                job = e.start(e.config("--snapshot.parallelism", "1", "--checkpoint.interval", "1s"),
+                        FlinkTestJobs.latestCheckpoint(e.checkpoints), 0);
+                FlinkTestJobs.awaitTrue(() -> "the restored job holds rows for the copy's TOAST seed",
+                        Duration.ofMinutes(2), () -> {
+                            e.failFastIfAJobFailed();
+                            return TestMetricReporter.value("toast_held_for_seed") > 0;
+                        });
+                Thread.sleep(3000); // the held rows stay held: the seed is not done
+                assertTrue(TestMetricReporter.value("toast_held_for_seed") > 0, "still held after the restore");
+                released.set(true);
+                LocalPg.exec(e.pg, "UPDATE " + s + ".o SET v = v + 2 WHERE region = 't' AND id % 4 = 0" + toasted);
+                e.awaitCaughtUp(Duration.ofMinutes(3 + plain / 50_000));
+                int total = awaitRootEqual(e, s, "o");
+                assertEquals(rows + plain + 100 - rows / 13 + second, total, "rows");
+                List<String> pgMd5 = LocalPg.queryColumn(e.pg, "SELECT region || id || ' ' || coalesce(md5(note),"
+                        + " 'NULL') FROM " + s + ".o WHERE region LIKE 't%' ORDER BY region, id");
+                List<String> chMd5 = e.ch.queryTsv("SELECT concat(region, toString(id)), if(isNull(note), 'NULL',"
+                        + " lower(hex(MD5(assumeNotNull(note))))) FROM `" + e.chDatabase + "`.`" + s + "__o` FINAL"
+                        + " WHERE region LIKE 't%' AND _is_deleted = 0 ORDER BY region, id").stream()
+                        .map(r -> r[0] + " " + r[1]).toList();
+                assertEquals(pgMd5, chMd5, "md5 of every out-of-line value");
+                assertEquals(0, TestMetricReporter.value("toast_values_filled_superseded"), "no value filled");
+                assertEquals(0, TestMetricReporter.value("toast_values_filled_mismatch"), "no value filled");
+                assertEquals(0, TestMetricReporter.value("toast_held_for_seed"));
+                assertTrue(TestMetricReporter.value("toast_values_resolved_mirror") > 0, "resolved from the mirror");
+                // the rows changed before their round's start point, and rows whose value was deleted before the
+                // resumed round read the table (a later change supersedes both)
+                long beforeCopy = TestMetricReporter.value("toast_values_filled_attached");
+                assertTrue(beforeCopy > 0, "filled below the copy: " + beforeCopy);
+                System.out.printf("attach with TOAST: %d rows with out-of-line values and %d without copied in %d s,"
+                        + " %d events held for the copy's seed across a restore, root equal to PostgreSQL, %d values of"
+                        + " superseded rows the copy did not seed filled, nothing else%n", rows, plain,
+                        (System.currentTimeMillis() - attachedAt) / 1000, held, beforeCopy);
+            } finally {
+                released.set(true);
+                io.walshadow.clickhouse.Faults.install(null);
+                LocalPg.exec(e.pg, "DROP SCHEMA IF EXISTS " + x + " CASCADE");
+            }
+        }
+    }
+
+    private static long checkpointId(E2e e) {
+        java.nio.file.Path p = SnapshotEndToEndIT.latestCheckpoint(e.checkpoints);
+        return p == null ? -1 : Long.parseLong(p.getFileName().toString().substring("chk-".length()));
+    }
+
+    /**
      * Waits until the root's ClickHouse table holds as many live rows as PostgreSQL's root (the copy lands a poll
      * interval and a checkpoint or two after the attach), and every copy round is over; then compares row by row.
      */

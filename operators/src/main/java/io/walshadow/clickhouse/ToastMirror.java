@@ -138,11 +138,14 @@ public final class ToastMirror {
     public static String fetchBatchSql(String db, int toastRelOid, java.util.Collection<Need> needs) {
         String t = quote(db) + "." + quote(name(toastRelOid));
         java.util.Set<Integer> ids = new java.util.TreeSet<>(Integer::compareUnsigned);
-        List<String> pairs = new ArrayList<>(needs.size());
+        // the (value, bound) pairs as two plain number arrays joined side by side: 18.16 took 24 s to analyse 1,000
+        // tuples of conversion calls, 0.03 s for these literals
+        List<String> vids = new ArrayList<>(needs.size());
+        List<String> bounds = new ArrayList<>(needs.size());
         for (Need n : needs) {
             ids.add(n.valueId());
-            pairs.add("(toUInt32(" + Integer.toUnsignedString(n.valueId()) + "), toUInt64("
-                    + Long.toUnsignedString(n.maxLsn()) + "))");
+            vids.add(Integer.toUnsignedString(n.valueId()));
+            bounds.add(Long.toUnsignedString(n.maxLsn()));
         }
         String idList = String.join(", ", ids.stream().map(Integer::toUnsignedString).toList());
         String held = "SELECT blkno, offnum FROM " + t + " WHERE chunk_id IN (" + idList + ") AND _is_deleted = 0";
@@ -154,8 +157,8 @@ public final class ToastMirror {
                 + ") AS m ALL INNER JOIN ("
                 + "SELECT blkno, offnum, vid, ml FROM (SELECT DISTINCT blkno, offnum, toUInt32(chunk_id) AS vid FROM " + t
                 + " WHERE chunk_id IN (" + idList + ") AND _is_deleted = 0) AS h ALL INNER JOIN ("
-                + "SELECT tupleElement(q, 1) AS vid, tupleElement(q, 2) AS ml FROM system.one ARRAY JOIN ["
-                + String.join(", ", pairs) + "] AS q) AS p USING (vid)"
+                + "SELECT toUInt32(qv) AS vid, toUInt64(qm) AS ml FROM system.one ARRAY JOIN ["
+                + String.join(", ", vids) + "] AS qv, [" + String.join(", ", bounds) + "] AS qm) AS p USING (vid)"
                 + ") AS c USING (blkno, offnum) WHERE _lsn <= ml GROUP BY vid, ml, blkno, offnum"
                 + ") WHERE del = 0 AND cid = vid ORDER BY vid, ml, seq, l";
     }

@@ -414,11 +414,21 @@ final class SnapshotEnumerator implements SplitEnumerator<SnapshotSplit, Snapsho
             return;
         }
         markerPending = true;
+        // every request planned so far: earlier rounds are complete, this one's TOAST chunks are all in (a request
+        // whose table left before its round has nothing to seed); the TOAST stage holds lookups until it is listed
+        List<String> copies = List.copyOf(copiesPlanned);
+        long copyStart = start.lsn();
         context.callAsync(() -> {
             try (ClickHouseConnection ch = mirrors.connect()) {
                 Retrier retry = new Retrier(mirrors.retryTimeout(), () -> {});
                 String create = SnapshotMarkers.createSql(ch.database());
                 retry.run(create, () -> ch.execute(create));
+                if (!copies.isEmpty()) {
+                    String createCopies = SnapshotMarkers.createCopiesSql(ch.database());
+                    retry.run(createCopies, () -> ch.execute(createCopies));
+                    String sql = SnapshotMarkers.markCopiesSeededSql(ch.database(), mirrors.sinkId(), copyStart, copies);
+                    retry.run(sql, () -> ch.execute(sql));
+                }
                 for (long lsn : java.util.stream.LongStream.of(start.lsn(), buildStart.lsn()).distinct().toArray()) {
                     String sql = SnapshotMarkers.markSeededSql(ch.database(), mirrors.sinkId(), lsn);
                     retry.run(sql, () -> ch.execute(sql));

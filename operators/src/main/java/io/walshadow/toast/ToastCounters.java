@@ -20,6 +20,12 @@ public final class ToastCounters {
     public long filledSuperseded;
     /** The mirror holds a gapped or short run of the value (a partly merged-away generation). */
     public long filledMismatch;
+    /**
+     * A value of a table attached with rows that its copy round's seed does not hold (the row referring to it is
+     * older than the copy, or the value was deleted before the copy read it: a later change supersedes the row):
+     * filled whatever {@code toast.missing} says.
+     */
+    public long filledAttached;
     /** A gap in chunks the job itself buffered: counted, then the job stops. */
     public long fetchMiss;
 
@@ -33,6 +39,7 @@ public final class ToastCounters {
         m.put("toast_values_filled_default", filledDefault);
         m.put("toast_values_filled_superseded", filledSuperseded);
         m.put("toast_values_filled_mismatch", filledMismatch);
+        m.put("toast_values_filled_attached", filledAttached);
         m.put("toast_fetch_miss", fetchMiss);
         return m;
     }

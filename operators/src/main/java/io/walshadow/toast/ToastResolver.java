@@ -227,27 +227,48 @@ public final class ToastResolver {
      */
     public static boolean anyIncomplete(List<Pending> rows,
                                         Map<Integer, Map<ToastMirror.Need, List<ToastMirror.Chunk>>> fetched) {
+        return !incompleteRelations(rows, fetched).isEmpty();
+    }
+
+    /** The TOAST relations of the values the mirrors' answer lacks (all or part of). */
+    public static Set<Integer> incompleteRelations(List<Pending> rows,
+                                                   Map<Integer, Map<ToastMirror.Need, List<ToastMirror.Chunk>>> fetched) {
+        Set<Integer> out = new java.util.TreeSet<>();
         for (Pending p : rows) {
             for (int i : p.columns) {
                 ToastPointer ptr = (ToastPointer) p.values[i];
                 Map<ToastMirror.Need, List<ToastMirror.Chunk>> rel = fetched.get(ptr.toastRelOid());
                 if (rel == null) {
-                    return true;
+                    out.add(ptr.toastRelOid());
+                    continue;
                 }
                 long have = 0;
                 for (ToastMirror.Chunk c : rel.getOrDefault(new ToastMirror.Need(ptr.valueId(), p.row.lsn()), List.of())) {
                     have += c.data().length;
                 }
                 if (have != Integer.toUnsignedLong(ptr.externalSize())) {
-                    return true;
+                    out.add(ptr.toastRelOid());
                 }
             }
         }
-        return false;
+        return out;
     }
 
     /** The pending row with the mirror's values in place (or filled and counted). */
     public RowChange complete(Pending p, Map<Integer, Map<ToastMirror.Need, List<ToastMirror.Chunk>>> fetched) {
+        return complete(p, fetched, Set.of());
+    }
+
+    /**
+     * As {@link #complete(Pending, Map)}; {@code seededByCopy}: TOAST relations of tables attached with rows whose
+     * copy round has seeded the mirror with every value the table held when the round read it. A value such a mirror
+     * lacks was never in it because a later change superseded the row referring to it: the row is older than the
+     * copy (which holds the table's state after it), or the value was deleted before the copy read it (a resumed
+     * round reads under a later snapshot), which only a later change of that row does. So it is filled, and counted,
+     * even with {@code toast.missing=fail}, whose case (a value older than the job that no copy seeded) cannot arise.
+     */
+    public RowChange complete(Pending p, Map<Integer, Map<ToastMirror.Need, List<ToastMirror.Chunk>>> fetched,
+                              Set<Integer> seededByCopy) {
         RowChange r = p.row;
         boolean changed = p.columns.size() < countPointers(r.newValues());
         for (int i : p.columns) {
@@ -262,6 +283,10 @@ public final class ToastResolver {
                         + " supersede them", null);
             }
             List<ToastMirror.Chunk> chunks = rel.getOrDefault(new ToastMirror.Need(ptr.valueId(), r.lsn()), List.of());
+            if (seededByCopy.contains(ptr.toastRelOid()) && assemble(chunks, ptr.externalSize()) == null) {
+                counters.filledAttached++; // superseded: see above
+                continue;
+            }
             if (chunks.isEmpty()) {
                 refuseFill(r, col, ptr, "its ClickHouse mirror " + ToastMirror.name(ptr.toastRelOid())
                         + " holds no chunk of it at that LSN");

@@ -4,6 +4,7 @@ import io.walshadow.buffer.Drained;
 import io.walshadow.buffer.DrainedCatalog;
 import io.walshadow.buffer.DrainedChange;
 import io.walshadow.buffer.DrainedCommit;
+import io.walshadow.catalog.CatalogChange;
 import io.walshadow.change.RowChange;
 import io.walshadow.change.TruncateChange;
 import io.walshadow.catalog.RelationDescriptor;
@@ -57,6 +58,17 @@ import org.slf4j.LoggerFactory;
  * checkpoints go on meanwhile (the held events are in them). Once the marker is there, the held events are
  * processed in slices of {@link #RESUME_SLICE}, so a long hold does not block the task in one piece either.
  *
+ * <p><b>Waiting for a copy round's TOAST seed.</b> A table the job did not replicate, attached with rows as a
+ * partition ({@link CatalogChange#attachedWithRows()}), has values older than the job too: the snapshot's coordinator
+ * copies its rows in a round of their own, TOAST chunks first, and lists the attach's request in
+ * {@link SnapshotMarkers#COPIES_TABLE} once they are in the mirror. From the attach's catalog event on (keyed state,
+ * so a restore keeps it) a short lookup of that table's TOAST relation holds the stream the same way until the
+ * request is listed; then the held rows are looked up again. An attach inside the held events can make a resumed
+ * row wait again: the rows not emitted yet go back to the head of the held events, in order. A value such a seeded
+ * mirror still lacks belongs to a superseded row (older than the copy, or its value deleted before a resumed round
+ * read the table): filled and counted ({@code toast_values_filled_attached}) whatever {@code toast.missing} says
+ * ({@link ToastResolver#complete(ToastResolver.Pending, Map, Set)}).
+ *
  * <p>Metrics (group {@code toast}): the counters of {@link ToastCounters}, and the gauges {@code toast_buffered_chunks}
  * and {@code toast_held_for_seed} (events held until the seed is done).
  */
@@ -106,8 +118,18 @@ public final class ToastStage extends KeyedProcessFunction<Integer, Drained, Dra
     private transient boolean pollArmed;
     private transient long heldSince;
     private transient long heldLogged;
-    /** Held events are being processed (none is held again, the seed being done). */
+    /** Held events are being processed (held again only for a copy seed of an attach among them). */
     private transient boolean resuming;
+    /** While resuming: the rows not emitted went back to the head of the held events. */
+    private transient boolean reheld;
+    /**
+     * TOAST relations of tables attached with rows (keyed state): TOAST relation oid -> (the attached table, the
+     * attach's commit LSN: the copy request's key; the start point of the copy round that seeded it, 0 until then).
+     * Kept after the seed: a row older than the round, drained later, is superseded by the copy.
+     */
+    private transient MapState<Integer, Tuple3<Integer, Long, Long>> copySeeds;
+    /** The TOAST relations (of {@code copySeeds}) whose seed the held events wait for, besides the initial seed. */
+    private transient MapState<Integer, Boolean> awaited;
 
     /**
      * @param fetchBatchBytes raw bytes of values that rows held for one batched mirror fetch may wait for (the
@@ -140,6 +162,10 @@ public final class ToastStage extends KeyedProcessFunction<Integer, Drained, Dra
                 io.walshadow.buffer.DrainedSerializer.typeInfo()));
         heldRange = getRuntimeContext().getState(new org.apache.flink.api.common.state.ValueStateDescriptor<>(
                 "toast-held-range", org.apache.flink.api.common.typeinfo.PrimitiveArrayTypeInfo.LONG_PRIMITIVE_ARRAY_TYPE_INFO));
+        copySeeds = getRuntimeContext().getMapState(new MapStateDescriptor<>("toast-copy-seeds", Types.INT,
+                Types.TUPLE(Types.INT, Types.LONG, Types.LONG)));
+        awaited = getRuntimeContext().getMapState(new MapStateDescriptor<>("toast-held-awaits", Types.INT,
+                Types.BOOLEAN));
         counters = new ToastCounters();
         bufferedChunks = -1;
         warnedCreated = new HashSet<>();
@@ -216,6 +242,7 @@ public final class ToastStage extends KeyedProcessFunction<Integer, Drained, Dra
                 types.add(cat.types()); // enums, domains and composites as of the commit
             }
             loadTypes();
+            attached(cat);
         } else if (d instanceof DrainedCommit) {
             if (mode == ToastResolver.Mode.DISABLED && addedThisCommit) {
                 chunks.clear();
@@ -257,22 +284,43 @@ public final class ToastStage extends KeyedProcessFunction<Integer, Drained, Dra
         }
         var fetched = rows.isEmpty() ? Map.<Integer, Map<ToastMirror.Need, List<ToastMirror.Chunk>>>of()
                 : resolver.fetch(rows);
-        if (!rows.isEmpty() && !seedSeen && seedLsn != 0 && ch != null && ToastResolver.anyIncomplete(rows, fetched)) {
-            // a value the mirror lacks may be one the initial snapshot is still seeding
-            if (!seeded()) {
-                for (Queued q : queue) {
-                    hold(q.event()); // as drained: resolved again when they resume
+        Set<Integer> seededByCopy = new HashSet<>();
+        Set<Integer> lacking = rows.isEmpty() || seedLsn == 0 || ch == null ? Set.of()
+                : ToastResolver.incompleteRelations(rows, fetched);
+        if (!lacking.isEmpty()) {
+            // a value the mirror lacks may be one the initial snapshot, or the copy of an attached table, still seeds
+            boolean initialSeen = seedSeen;
+            boolean initial = !seeded();
+            Set<Integer> copies = new java.util.TreeSet<>();
+            boolean copySeen = false;
+            for (int rel : lacking) {
+                Tuple3<Integer, Long, Long> req = copySeeds.get(rel);
+                if (req == null) {
+                    continue;
                 }
-                queue.clear();
-                pendingRows = 0;
-                pendingBytes = 0;
+                if (req.f2 == 0 && seededCopy(rel, req) != 0) {
+                    copySeen = true;
+                }
+                if (req.f2 == 0) {
+                    copies.add(rel);
+                } else {
+                    seededByCopy.add(rel);
+                }
+            }
+            if (initial || !copies.isEmpty()) {
+                for (int rel : copies) {
+                    awaited.put(rel, true);
+                }
+                putBack(); // as drained: resolved again when they resume
                 heldSince = heldLogged = System.currentTimeMillis();
                 LOG.info("a row refers to a TOAST value the job did not see written: holding it, and what follows, until"
-                        + " the initial snapshot has seeded the TOAST mirrors");
+                        + " {}", waitingFor(initial, copies));
                 pollSeedSoon(ctx);
                 return;
             }
-            fetched = resolver.fetch(rows);
+            if (!initialSeen || copySeen) {
+                fetched = resolver.fetch(rows); // a seed landed since the lookup
+            }
         }
         for (Queued q : queue) {
             if (q.pending() == null) {
@@ -280,7 +328,7 @@ public final class ToastStage extends KeyedProcessFunction<Integer, Drained, Dra
             } else {
                 DrainedChange c = (DrainedChange) q.event();
                 out.collect(new DrainedChange(c.commitSeq(), c.commitLsn(), c.fullXid(), c.commitTime(),
-                        resolver.complete(q.pending(), fetched)));
+                        resolver.complete(q.pending(), fetched, seededByCopy)));
             }
         }
         queue.clear();
@@ -292,6 +340,83 @@ public final class ToastStage extends KeyedProcessFunction<Integer, Drained, Dra
     static final long SEED_POLL_MS = 500;
     /** Held events processed per timer once the seed is done (between slices, barriers get through). */
     static final int RESUME_SLICE = 5_000;
+
+    /**
+     * The queued events, as drained, back at the head of the held events (behind none: they precede every held one,
+     * which is none unless resuming, when they are the ones just taken from the head).
+     */
+    private void putBack() throws Exception {
+        long[] r = range();
+        r[0] -= queue.size();
+        for (int i = 0; i < queue.size(); i++) {
+            held.put(r[0] + i, queue.get(i).event());
+        }
+        heldRange.update(r);
+        heldCount = r[1] - r[0];
+        queue.clear();
+        pendingRows = 0;
+        pendingBytes = 0;
+        reheld = resuming;
+    }
+
+    /** An attach of a table with rows: its TOAST relation's values older than the job come with its copy round. */
+    private void attached(DrainedCatalog cat) throws Exception {
+        if (seedLsn == 0 || ch == null) {
+            return; // no snapshot, no copy round
+        }
+        for (CatalogChange c : cat.changes()) {
+            RelationDescriptor a = c.after();
+            // as the sink requests the copy (ClickHouseSinkWriter.partitionChange)
+            if (c.attachedWithRows() && c.before() == null && a != null && a.partition() != null
+                    && a.toastRelOid() != 0) {
+                copySeeds.put(a.toastRelOid(), Tuple3.of(a.relOid(), cat.commitLsn(), 0L));
+            }
+        }
+    }
+
+    /**
+     * The start point of the copy round that seeded this request's (attached table, attach LSN) TOAST mirror, 0 when
+     * none has yet; once there, recorded in {@code req} and the state.
+     */
+    private long seededCopy(int rel, Tuple3<Integer, Long, Long> req) throws Exception {
+        String v;
+        try {
+            v = ch.queryString(SnapshotMarkers.copySeededSql(ch.database(), clickhouse.sinkId(), req.f0, req.f1));
+        } catch (RuntimeException e) {
+            v = null; // the marker table is created with the first copy marker
+        }
+        long start = v == null || v.isEmpty() ? 0 : Long.parseUnsignedLong(v);
+        if (start != 0) {
+            req.f2 = start;
+            copySeeds.put(rel, req);
+        }
+        return start;
+    }
+
+    /** Whether every copy seed the held events wait for is done (those done leave the state). */
+    private boolean awaitedSeeded() throws Exception {
+        boolean all = true;
+        Iterator<Integer> it = awaited.keys().iterator();
+        List<Integer> done = new ArrayList<>();
+        while (it.hasNext()) {
+            int rel = it.next();
+            Tuple3<Integer, Long, Long> req = copySeeds.get(rel);
+            if (req == null || req.f2 != 0 || seededCopy(rel, req) != 0) {
+                done.add(rel);
+            } else {
+                all = false;
+            }
+        }
+        for (int rel : done) {
+            awaited.remove(rel);
+        }
+        return all;
+    }
+
+    private String waitingFor(boolean initial, Collection<Integer> copies) {
+        String c = "the copy of the attached tables of TOAST relations " + copies + " has seeded their mirrors";
+        return initial ? "the initial snapshot has seeded the TOAST mirrors" + (copies.isEmpty() ? "" : " and " + c) : c;
+    }
 
     /** Whether the seed marker for this job's start point is in ClickHouse (remembered once it is). */
     private boolean seeded() {
@@ -316,10 +441,13 @@ public final class ToastStage extends KeyedProcessFunction<Integer, Drained, Dra
             return;
         }
         long now = ctx.timerService().currentProcessingTime();
-        if (!seeded()) {
+        boolean initial = !seeded();
+        if (initial || !awaitedSeeded()) {
             if (System.currentTimeMillis() - heldLogged >= 10_000) {
                 heldLogged = System.currentTimeMillis();
-                LOG.info("waiting for the initial snapshot to seed the TOAST mirrors: {} events held{}", heldCount,
+                List<Integer> copies = new ArrayList<>();
+                awaited.keys().forEach(copies::add);
+                LOG.info("waiting until {}: {} events held{}", waitingFor(initial, copies), heldCount,
                         heldSince == 0 ? "" : " for " + (heldLogged - heldSince) / 1000 + " s");
             }
             pollSeedSoon(ctx);
@@ -328,24 +456,29 @@ public final class ToastStage extends KeyedProcessFunction<Integer, Drained, Dra
         long[] r = range();
         long end = Math.min(r[1], r[0] + RESUME_SLICE);
         resuming = true;
+        reheld = false;
         try {
-            for (long i = r[0]; i < end; i++) {
+            for (long i = r[0]; i < end && !reheld; i++) {
                 Drained d = held.get(i);
                 held.remove(i);
                 r[0] = i + 1;
                 heldCount = r[1] - r[0];
                 handle(d, ctx, out);
             }
-            flush(ctx, out); // a slice may end inside a commit: its queued rows go now, a barrier may follow
+            if (!reheld) {
+                flush(ctx, out); // a slice may end inside a commit: its queued rows go now, a barrier may follow
+            }
         } finally {
             resuming = false;
         }
         heldRange.update(r);
-        if (holding()) {
+        if (reheld) {
+            pollSeedSoon(ctx); // a row behind an attach among the held events waits for that attach's copy
+        } else if (holding()) {
             ctx.timerService().registerProcessingTimeTimer(now);
             pollArmed = true;
         } else {
-            LOG.info("TOAST mirrors seeded by the initial snapshot: held events resumed{}", heldSince == 0 ? ""
+            LOG.info("TOAST mirrors seeded: held events resumed{}", heldSince == 0 ? ""
                     : " after " + (System.currentTimeMillis() - heldSince) / 1000 + " s");
         }
     }

@@ -200,7 +200,9 @@ class StateFormatsTest {
             "buffer: operator list state 'xact-buffer-gauges' long[]",
             "buffer: operator union list state of dropped relations Tuple2<String, Integer>",
             "TOAST: keyed map states 'toast-chunks', 'toast-mirrors', 'toast-held-for-seed', value state of the held"
-                    + " range");
+                    + " range",
+            "TOAST: keyed map states 'toast-copy-seeds' Integer -> Tuple3<Integer, Long, Long>, 'toast-held-awaits' Integer ->"
+                    + " Boolean (absent in an older build's state: empty)");
 
     @Test
     void everyFormatDecodesItsGoldensAndTheCurrentOneReencodesByteForByte() throws Exception {
