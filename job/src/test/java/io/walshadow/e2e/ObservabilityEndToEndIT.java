@@ -31,7 +31,8 @@ import org.junit.jupiter.api.Test;
  * What an operator watching a job run from a plain JVM sees ({@link LocalEndpoints}): Flink's web dashboard, opened
  * in a real headless Chromium (Debian's {@code chromium}), shows the job RUNNING with its operators; a real
  * Prometheus (Debian's {@code prometheus}) scrapes the job's endpoint, and PromQL answers the WAL lag and the rows
- * per second with values that move while a workload runs. {@code deploy/local/test.sh} installs both programs.
+ * per second with values that move while a workload runs, the rows per table and operation PostgreSQL changed, and
+ * the commit-to-visible latency's quantiles. {@code deploy/local/test.sh} installs both programs.
  */
 class ObservabilityEndToEndIT {
     private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
@@ -103,7 +104,14 @@ class ObservabilityEndToEndIT {
         Path prometheus = Path.of("/usr/bin/prometheus");
         assertTrue(Files.isExecutable(prometheus), "Debian's prometheus is installed (deploy/local/stack.sh test-tools)");
         try (E2e e = new E2e("e2e_prom"); CapturedLog console = new CapturedLog("io.walshadow.job.status")) {
-            LocalPg.exec(e.pg, "CREATE TABLE " + e.schema + ".t (id serial PRIMARY KEY, v text)");
+            LocalPg.exec(e.pg, "CREATE TABLE " + e.schema + ".t (id serial PRIMARY KEY, v text)",
+                    // rows before the start: the initial snapshot copies them (op copy)
+                    "CREATE TABLE " + e.schema + ".s (id int PRIMARY KEY, v text)",
+                    "INSERT INTO " + e.schema + ".s SELECT g, 's' FROM generate_series(1, 37) g");
+            long copied = Long.parseLong(LocalPg.queryString(e.pg, "SELECT count(*) FROM " + e.schema + ".s"));
+            // the rows each statement of the workload changed, as PostgreSQL reports them
+            java.util.Map<String, Long> changed = new java.util.TreeMap<>(java.util.Map.of("insert", 0L, "update", 0L,
+                    "delete", 0L));
             int metricsPort = freePort();
             new LocalEndpoints(0, metricsPort).applyTo(e.flink);
             StatusLineReporter.applyTo(e.flink, Duration.ofSeconds(1));
@@ -145,8 +153,12 @@ class ObservabilityEndToEndIT {
                 int i = 0;
                 while (System.currentTimeMillis() < until || rowsPerSecond == 0) {
                     assertTrue(System.currentTimeMillis() < until + 60_000, "rows/s seen above 0 within 80 s");
-                    LocalPg.exec(e.pg, "INSERT INTO " + e.schema + ".t (v) SELECT repeat('x', 100) FROM"
-                            + " generate_series(1, 200)");
+                    changed.merge("insert", update(e, "INSERT INTO " + e.schema + ".t (v) SELECT repeat('x', 100)"
+                            + " FROM generate_series(1, 200)"), Long::sum);
+                    changed.merge("update", update(e, "UPDATE " + e.schema + ".t SET v = v || 'u' WHERE id % 50 = "
+                            + (i % 50)), Long::sum);
+                    changed.merge("delete", update(e, "DELETE FROM " + e.schema + ".t WHERE id % 97 = " + (i % 97)),
+                            Long::sum);
                     if (++i % 5 == 0) {
                         lags.addAll(query(api, lag));
                         rowsPerSecond = Math.max(rowsPerSecond, max(query(api, "sum(" + rows + ")")));
@@ -161,6 +173,12 @@ class ObservabilityEndToEndIT {
                         && Double.parseDouble(m.group(2)) > 0), "a status line with rows/s above 0: " + console.lines());
                 assertTrue(receivedAfter > receivedBefore, "the received LSN moves: " + receivedBefore + " -> "
                         + receivedAfter);
+                e.awaitCaughtUp(Duration.ofMinutes(2));
+                String table = e.schema + ".t";
+                changed.forEach((op, n) -> assertTrue(n > 0, "the workload's " + op + "s changed rows: " + changed));
+                String exposition = rowsPerTableAndOpAreWhatPostgresChanged(api, metricsPort, table, changed,
+                        e.schema + ".s", copied);
+                commitToVisibleQuantilesArePlausible(api, exposition);
                 dashboardQueriesNameExportedMetrics(api, get("http://127.0.0.1:" + metricsPort + "/metrics"));
             } finally {
                 prom.destroy();
@@ -169,6 +187,74 @@ class ObservabilityEndToEndIT {
                 }
             }
         }
+    }
+
+    /** Runs one statement; the rows PostgreSQL says it changed. */
+    private static long update(E2e e, String sql) throws java.sql.SQLException {
+        try (java.sql.Statement st = e.pg.createStatement()) {
+            return st.executeUpdate(sql);
+        }
+    }
+
+    /**
+     * Caught up, the sink's per-table counters, labelled {@code table} and {@code op}, say what PostgreSQL changed:
+     * per operation, the rows its statements reported, and the rows of the table the initial snapshot copied as
+     * {@code copy}; read from the endpoint and through Prometheus (which scrapes every second). Returns the endpoint's
+     * exposition.
+     */
+    private static String rowsPerTableAndOpAreWhatPostgresChanged(String api, int metricsPort, String table,
+            java.util.Map<String, Long> changed, String copiedTable, long copied) throws Exception {
+        String exposition = get("http://127.0.0.1:" + metricsPort + "/metrics");
+        Files.writeString(Path.of("target").resolve("metrics-" + table.substring(0, table.indexOf('.')) + ".txt"),
+                exposition);
+        String rows = metricName(exposition, "clickhouse_sink_table_op_rows");
+        // Flink's Prometheus reporter writes a label value's characters outside [a-zA-Z0-9:_] as '_'
+        String label = table.replaceAll("[^a-zA-Z0-9:_]", "_");
+        String copiedLabel = copiedTable.replaceAll("[^a-zA-Z0-9:_]", "_");
+        java.util.Map<String, Long> expected = new java.util.TreeMap<>();
+        changed.forEach((op, n) -> expected.put(label + " " + op, n));
+        expected.put(copiedLabel + " copy", copied);
+        java.util.Map<String, Long> seen = new java.util.TreeMap<>();
+        Pattern line = Pattern.compile("(?m)^" + Pattern.quote(rows) + "\\{([^}]*)\\} ([0-9.E+-]+)$");
+        Matcher m = line.matcher(exposition);
+        while (m.find()) {
+            Matcher t = Pattern.compile("table=\"([^\"]+)\"").matcher(m.group(1));
+            Matcher o = Pattern.compile("op=\"([^\"]+)\"").matcher(m.group(1));
+            assertTrue(t.find() && o.find(), "table and op labels on " + m.group());
+            seen.merge(t.group(1) + " " + o.group(1), (long) Double.parseDouble(m.group(2)), Long::sum);
+        }
+        seen.keySet().removeIf(k -> !k.startsWith(label + " ") && !k.startsWith(copiedLabel + " "));
+        assertTrue(expected.equals(seen), "rows per table and op exported " + seen + ", PostgreSQL changed " + expected);
+        for (java.util.Map.Entry<String, Long> x : expected.entrySet()) {
+            String[] k = x.getKey().split(" ");
+            String q = "sum(" + rows + "{table=\"" + k[0] + "\",op=\"" + k[1] + "\"})";
+            FlinkTestJobs.awaitTrue(() -> "Prometheus answers " + x.getValue() + " for " + q, Duration.ofSeconds(30),
+                    () -> {
+                        try {
+                            return max(query(api, q)) == x.getValue();
+                        } catch (IOException notYet) {
+                            return false;
+                        } catch (InterruptedException i) {
+                            Thread.currentThread().interrupt();
+                            return false;
+                        }
+                    });
+        }
+        return exposition;
+    }
+
+    /**
+     * The commit-to-visible histogram has its quantiles, each above 0 (a commit becomes visible after the checkpoint
+     * that follows it, not at once) and below the minutes the workload ran, p50 at most p99.
+     */
+    private static void commitToVisibleQuantilesArePlausible(String api, String exposition) throws Exception {
+        String h = metricName(exposition, "clickhouse_sink_commit_to_visible_ms");
+        double count = max(query(api, "sum(" + h + "_count)"));
+        assertTrue(count > 0, "latencies recorded: " + count);
+        double p50 = max(query(api, "max(" + h + "{quantile=\"0.5\"})"));
+        double p99 = max(query(api, "max(" + h + "{quantile=\"0.99\"})"));
+        assertTrue(p50 > 0 && p99 >= p50 && p99 < 120_000, "commit -> visible p50 " + p50 + " ms, p99 " + p99 + " ms");
+        System.out.println("commit -> visible: p50 " + p50 + " ms, p99 " + p99 + " ms over " + count + " sampled commits");
     }
 
     /** "copy k of N chunks, r rows, ETA ..." of the console's status line. */

@@ -14,7 +14,9 @@ import java.util.List;
 import org.apache.flink.api.connector.sink2.Committer;
 import org.apache.flink.api.connector.sink2.CommitterInitContext;
 import org.apache.flink.metrics.Counter;
+import org.apache.flink.metrics.Histogram;
 import org.apache.flink.metrics.MetricGroup;
+import org.apache.flink.runtime.metrics.DescriptiveStatisticsHistogram;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -27,7 +29,10 @@ import org.slf4j.LoggerFactory;
  * {@code commits_visible}, {@code committer_retries}; gauges {@code commit_duration_ms} (last batch) and
  * {@code visible_lag_ms} (when the last batch became visible, minus its last commit's time on the source),
  * {@code visible_lsn} (the commit LSN of the watermark this run made visible last, 0 before its first batch) and
- * {@code visible_commit_age_ms} (now minus that commit's time on the source, -1 before the first batch).
+ * {@code visible_commit_age_ms} (now minus that commit's time on the source, -1 before the first batch); histogram
+ * {@code commit_to_visible_ms}: when a batch became visible minus the source commit time of each commit in the
+ * batch's sample ({@link SinkBatch#latencySample()}: up to 32 of its commits, drawn uniformly), over the last
+ * {@value #LATENCY_WINDOW} samples.
  */
 final class ClickHouseCommitter implements Committer<SinkBatch> {
     private static final Logger LOG = LoggerFactory.getLogger(ClickHouseCommitter.class);
@@ -37,6 +42,9 @@ final class ClickHouseCommitter implements Committer<SinkBatch> {
     private final Counter alreadyCommitted;
     private final Counter commitsVisible;
     private final Counter retries;
+    /** Samples the latency histogram keeps: a few dozen batches' worth, so its quantiles follow the job's recent past. */
+    static final int LATENCY_WINDOW = 1000;
+    private final Histogram commitToVisible;
     private volatile long lastDurationMs;
     private volatile long visibleLagMs;
     /** The watermark this run made visible last (its {@code _walshadow_committed} row): commit LSN and time. */
@@ -52,6 +60,7 @@ final class ClickHouseCommitter implements Committer<SinkBatch> {
         alreadyCommitted = g.counter("batches_already_committed");
         commitsVisible = g.counter("commits_visible");
         retries = g.counter("committer_retries");
+        commitToVisible = g.histogram("commit_to_visible_ms", new DescriptiveStatisticsHistogram(LATENCY_WINDOW));
         g.gauge("commit_duration_ms", () -> lastDurationMs);
         g.gauge("visible_lag_ms", () -> visibleLagMs);
         g.gauge("visible_lsn", () -> visibleLsn);
@@ -89,6 +98,7 @@ final class ClickHouseCommitter implements Committer<SinkBatch> {
                     visibleLagMs = now - PgTimestamps.toUnixMicros(b.lastCommitTime()) / 1000;
                     visibleCommitTimeMs = PgTimestamps.toUnixMicros(b.lastCommitTime()) / 1000;
                     visibleLsn = b.lastCommitLsn();
+                    recordLatencies(b, now);
                     LOG.debug("batch {}: {} commits, {} rows visible in {} ms", b.batch(), b.commits(), b.rows(),
                             lastDurationMs);
                 } else {
@@ -100,6 +110,13 @@ final class ClickHouseCommitter implements Committer<SinkBatch> {
                         + b.commits() + " commits up to commit seq " + b.lastCommitSeq() + ") failed: "
                         + e.getMessage(), e);
             }
+        }
+    }
+
+    /** The batch's sampled commits, visible at {@code now}: clocks apart by more than the latency count as 0. */
+    private void recordLatencies(SinkBatch b, long now) {
+        for (long t : b.latencySample()) {
+            commitToVisible.update(Math.max(0L, now - PgTimestamps.toUnixMicros(t) / 1000));
         }
     }
 

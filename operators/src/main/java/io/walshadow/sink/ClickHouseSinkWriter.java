@@ -64,7 +64,11 @@ import org.slf4j.LoggerFactory;
  * {@code writer_retries}, {@code toast_values_written_empty} (TOAST values the TOAST stage filled, written NULL or
  * empty), {@code rows_skipped_dropped_table}, {@code changes_superseded_by_rewrite}, {@code ddl_steps},
  * {@code toast_chunk_changes_skipped} (chunk rows not mirrored: mirrors off, or not a chunk),
- * {@code snapshot_rows_superseded} (initial-snapshot rows of storage the stream replaced, or of a relation it dropped).
+ * {@code snapshot_rows_superseded} (initial-snapshot rows of storage the stream replaced, or of a relation it dropped);
+ * per destination table and operation, counter {@code rows} in subgroups {@code table} (the replicated relation or
+ * partition root, {@code schema.table}) and {@code op} ({@code insert}, {@code update}, {@code delete} for the
+ * stream's row changes, one per row PostgreSQL changed; {@code copy} for rows of the initial snapshot or of a
+ * partition copy), counted when the row is staged.
  *
  * <p>Chunk rows of {@code pg_toast} relations go to their TOAST mirrors ({@link ToastMirror}) with the batch; an
  * owner's TRUNCATE empties its mirror in the same step; a dropped TOAST relation's mirror is emptied in the batch
@@ -173,6 +177,8 @@ final class ClickHouseSinkWriter implements CommittingSinkWriter<Drained, SinkBa
     private Set<Integer> attachedRoots = Set.of();
     private final Counter partitionRowsLeft;
     private final Quarantine quarantine;
+    /** The batch's commit times, sampled for the committer's commit-to-visible latency. */
+    private final CommitTimeSample commitTimes = new CommitTimeSample();
 
     private static final class Stage {
         final String name;
@@ -190,7 +196,18 @@ final class ClickHouseSinkWriter implements CommittingSinkWriter<Drained, SinkBa
         }
     }
 
-    private record Target(DestTable table, RowEncoder encoder, String stage, List<String> columns) {}
+    /**
+     * @param rows the destination's {@code rows} counter per {@link #OPS} index, registered on first use (shared by
+     *     the targets of one destination name)
+     */
+    private record Target(DestTable table, RowEncoder encoder, String stage, List<String> columns, Counter[] rows) {}
+
+    /** The {@code op} label of the per-table row counters; {@code copy}: rows of a snapshot (no transaction). */
+    private static final String[] OPS = {"insert", "update", "delete", "copy"};
+    private static final int COPY = 3;
+    private final MetricGroup metrics;
+    /** Per destination's qualified name, its {@code rows} counters (Flink registers a name in a group only once). */
+    private final Map<String, Counter[]> tableRows = new HashMap<>();
 
     private static final class PendingInsert {
         final String table;
@@ -213,6 +230,7 @@ final class ClickHouseSinkWriter implements CommittingSinkWriter<Drained, SinkBa
         this.pg = pg;
         this.sinkId = options.sinkId();
         MetricGroup g = ctx.metricGroup().addGroup("clickhouse_sink");
+        metrics = g;
         rowsStaged = g.counter("rows_staged");
         g.meter("rows_staged_per_second", new org.apache.flink.metrics.MeterView(rowsStaged));
         bytesStaged = g.counter("bytes_staged");
@@ -828,7 +846,8 @@ final class ClickHouseSinkWriter implements CommittingSinkWriter<Drained, SinkBa
         Target tgt = targets.get(destRel);
         if (tgt == null || tgt.table() != dest) {
             tgt = new Target(dest, new RowEncoder(dest, types, values, (relation, column) -> toastEmpty.inc()),
-                    SinkTables.stageName(sinkId, dest), SinkTables.columns(dest));
+                    SinkTables.stageName(sinkId, dest), SinkTables.columns(dest),
+                    tableRows.computeIfAbsent(dest.shape().qualifiedName(), k -> new Counter[OPS.length]));
             targets.put(destRel, tgt);
         }
         Stage stage = stages.get(tgt.stage());
@@ -849,6 +868,21 @@ final class ClickHouseSinkWriter implements CommittingSinkWriter<Drained, SinkBa
             return;
         }
         staged(stage, dest.destName(), tgt.columns(), before, n, seg);
+        countRow(tgt, c.fullXid() == 0 ? COPY : switch (r.op()) {
+            case UPDATE -> 1;
+            case DELETE -> 2;
+            default -> 0; // INSERT, or a confirmed speculative insert
+        });
+    }
+
+    /** One row PostgreSQL changed (an UPDATE staged as tombstone and live row counts once). */
+    private void countRow(Target tgt, int op) {
+        Counter k = tgt.rows()[op];
+        if (k == null) {
+            k = metrics.addGroup("table", tgt.table().shape().qualifiedName()).addGroup("op", OPS[op]).counter("rows");
+            tgt.rows()[op] = k;
+        }
+        k.inc();
     }
 
     /** A destination for a relation first seen in a row (or an empty partition of the initial snapshot). */
@@ -978,6 +1012,7 @@ final class ClickHouseSinkWriter implements CommittingSinkWriter<Drained, SinkBa
         out.endRow();
         buffered += out.size() - start;
         commits++;
+        commitTimes.add(c.commitTime());
         last = c;
         rewrittenTo.clear();
         droppedInCommit.clear();
@@ -1098,7 +1133,8 @@ final class ClickHouseSinkWriter implements CommittingSinkWriter<Drained, SinkBa
         }
         SinkBatch b = new SinkBatch(sinkId, batch, out, commits, rows, last == null ? 0 : last.commitSeq(),
                 last == null ? 0 : last.commitLsn(), last == null ? 0 : last.fullXid(),
-                last == null ? 0 : last.commitTime(), attempt);
+                last == null ? 0 : last.commitTime(), attempt, commitTimes.times());
+        commitTimes.clear();
         batch++;
         stagedInBatch.clear();
         segment = 0;

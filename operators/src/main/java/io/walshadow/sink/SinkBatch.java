@@ -15,11 +15,34 @@ import java.util.List;
  * @param attempt the writer attempt that staged the rows ({@code _attempt} in staging tables): its insert steps
  *     take only that attempt's rows, so a writer cut off from the job (a zombie still writing into the partition a
  *     restored attempt reuses) cannot add to them; 0 for batches of builds that staged no attempt
+ * @param commitTimes a uniform sample (at most {@value CommitTimeSample#CAPACITY}) of the source commit times
+ *     (PostgreSQL microseconds) of the batch's commits, for the commit-to-visible latency; empty for batches of
+ *     builds that sampled none (then {@code lastCommitTime} stands for them)
  */
 public record SinkBatch(String sinkId, long batch, List<SinkStep> steps, long commits, long rows, long lastCommitSeq,
-                        long lastCommitLsn, long lastFullXid, long lastCommitTime, long attempt) {
+                        long lastCommitLsn, long lastFullXid, long lastCommitTime, long attempt,
+                        List<Long> commitTimes) {
     public SinkBatch {
         steps = List.copyOf(steps);
+        commitTimes = List.copyOf(commitTimes);
+    }
+
+    /** A batch without a sample of its commit times (staged by a build before the sample). */
+    public SinkBatch(String sinkId, long batch, List<SinkStep> steps, long commits, long rows, long lastCommitSeq,
+                     long lastCommitLsn, long lastFullXid, long lastCommitTime, long attempt) {
+        this(sinkId, batch, steps, commits, rows, lastCommitSeq, lastCommitLsn, lastFullXid, lastCommitTime, attempt,
+                List.of());
+    }
+
+    /**
+     * The source commit times the commit-to-visible latency is measured from: the sample, or the last commit's time
+     * for a batch without one; none for a batch without commits (DDL only).
+     */
+    public List<Long> latencySample() {
+        if (!commitTimes.isEmpty()) {
+            return commitTimes;
+        }
+        return commits > 0 ? List.of(lastCommitTime) : List.of();
     }
 
     /** A batch without an attempt stamp (staged by a build before attempts). */

@@ -17,7 +17,8 @@ import org.apache.flink.core.memory.DataOutputSerializer;
  * committed. Version {@value #VERSION} (primitives as in {@link Wire}):
  * <pre>
  *   string sinkId, uvarlong batch, uvarlong commits, uvarlong rows, long lastCommitSeq, long lastCommitLsn,
- *   long lastFullXid, long lastCommitTime, long attempt, count n, n x step
+ *   long lastFullXid, long lastCommitTime, long attempt, count k, k x long commitTime (the sample),
+ *   count n, n x step
  * step: byte kind, string table, then by kind
  *   1 CreateTable: string sql          2 AddColumn: string column, type, defaultExpr
  *   3 DropColumn: string column        4 RenameColumn: string from, to, type
@@ -32,12 +33,13 @@ import org.apache.flink.core.memory.DataOutputSerializer;
  * </pre>
  * Version 1 is version 2 without kind 10; version 2 is version 3 without kind 11; version 3 is version 4 without
  * the attempt (read as 0: no filter); version 4 is version 5 without kinds 12 to 14; version 5 is version 6 without
- * kind 15.
+ * kind 15; version 6 is version 7 without the sample of commit times (read as none: the last commit's time stands
+ * for the batch).
  */
 public final class SinkBatchSerializer implements SimpleVersionedSerializer<SinkBatch>, java.io.Serializable {
     private static final long serialVersionUID = 1L;
     public static final SinkBatchSerializer INSTANCE = new SinkBatchSerializer();
-    static final int VERSION = 6;
+    static final int VERSION = 7;
 
     @Override
     public int getVersion() {
@@ -56,6 +58,10 @@ public final class SinkBatchSerializer implements SimpleVersionedSerializer<Sink
         out.writeLong(b.lastFullXid());
         out.writeLong(b.lastCommitTime());
         out.writeLong(b.attempt());
+        Wire.writeCount(out, b.commitTimes().size());
+        for (long t : b.commitTimes()) {
+            out.writeLong(t);
+        }
         Wire.writeCount(out, b.steps().size());
         for (SinkStep s : b.steps()) {
             writeStep(out, s);
@@ -79,12 +85,19 @@ public final class SinkBatchSerializer implements SimpleVersionedSerializer<Sink
         long xid = in.readLong();
         long time = in.readLong();
         long attempt = version >= 4 ? in.readLong() : 0;
+        List<Long> times = new ArrayList<>();
+        if (version >= 7) {
+            int k = Wire.readCount(in, "sampled commit times");
+            for (int i = 0; i < k; i++) {
+                times.add(in.readLong());
+            }
+        }
         int n = Wire.readCount(in, "steps");
         List<SinkStep> steps = new ArrayList<>(n);
         for (int i = 0; i < n; i++) {
             steps.add(readStep(in));
         }
-        return new SinkBatch(sinkId, batch, steps, commits, rows, seq, lsn, xid, time, attempt);
+        return new SinkBatch(sinkId, batch, steps, commits, rows, seq, lsn, xid, time, attempt, times);
     }
 
     static void writeStep(DataOutput out, SinkStep s) throws IOException {

@@ -384,7 +384,8 @@ class StateFormatsTest {
                 new SinkStep.CopyPartition("s__root", "s__leaf", 16500, false, List.of("a", "_lsn"), List.of("a", "_lsn")),
                 new SinkStep.CopyPartition("s__own", "s__root", 16501, true, List.of("b", "_lsn"), List.of("b2", "_lsn")),
                 new SinkStep.RequestCopy("_walshadow_copy_requests", "sink-a", 16502, 16499, 0x2_0000_2000L)),
-                3, 99, 41, 0x2_0000_0000L, (1L << 32) | 7, 123456789L, 0x8000_0000_0000_0001L);
+                3, 99, 41, 0x2_0000_0000L, (1L << 32) | 7, 123456789L, 0x8000_0000_0000_0001L,
+                List.of(123450000L, 123456789L, -1L));
     }
 
     // ------------------------------------------------------------------------------------------------

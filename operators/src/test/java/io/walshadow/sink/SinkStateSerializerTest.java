@@ -31,10 +31,37 @@ class SinkStateSerializerTest {
     @Test
     void batchesRoundTrip() throws IOException {
         SinkBatch b = new SinkBatch("sink", 12, STEPS, 3, 99, 41, 0x2_0000_0000L, (1L << 32) | 7, 123456789L,
-                0x8000_0000_0000_0001L);
+                0x8000_0000_0000_0001L, List.of(123456000L, -5L, Long.MIN_VALUE, 123456789L));
         SinkBatch back = SinkBatchSerializer.INSTANCE.deserialize(SinkBatchSerializer.VERSION,
                 SinkBatchSerializer.INSTANCE.serialize(b));
         assertEquals(b, back);
+        assertEquals(List.of(123456000L, -5L, Long.MIN_VALUE, 123456789L), back.latencySample());
+    }
+
+    @Test
+    void aVersion6BatchHasNoSampleAndItsLastCommitStandsForIt() throws IOException {
+        SinkBatch v6 = new SinkBatch("sink", 12, STEPS, 3, 99, 41, 5, 6, 777L, 0x8000_0000_0000_0001L);
+        SinkBatch read = SinkBatchSerializer.INSTANCE.deserialize(6, withoutSample(v6));
+        assertEquals(v6, read);
+        assertEquals(List.of(), read.commitTimes());
+        assertEquals(List.of(777L), read.latencySample(), "the last commit's time, as the gauge visible_lag_ms has it");
+        SinkBatch ddlOnly = new SinkBatch("sink", 13, STEPS, 0, 0, 0, 0, 0, 0, 1);
+        assertEquals(List.of(), SinkBatchSerializer.INSTANCE.deserialize(6, withoutSample(ddlOnly)).latencySample(),
+                "a batch without commits has no latency");
+    }
+
+    /** The version-6 bytes of {@code b} (no sample): its empty sample's count, the byte before the step count. */
+    private static byte[] withoutSample(SinkBatch b) throws IOException {
+        byte[] header = SinkBatchSerializer.INSTANCE.serialize(new SinkBatch(b.sinkId(), b.batch(), List.of(),
+                b.commits(), b.rows(), b.lastCommitSeq(), b.lastCommitLsn(), b.lastFullXid(), b.lastCommitTime(),
+                b.attempt()));
+        int at = header.length - 2;
+        byte[] full = SinkBatchSerializer.INSTANCE.serialize(b);
+        assertEquals(0, full[at], "an empty sample");
+        byte[] out = new byte[full.length - 1];
+        System.arraycopy(full, 0, out, 0, at);
+        System.arraycopy(full, at + 1, out, at, full.length - at - 1);
+        return out;
     }
 
     @Test
@@ -48,18 +75,18 @@ class SinkStateSerializerTest {
         SinkBatch read = SinkBatchSerializer.INSTANCE.deserialize(3, withoutAttempt(v3));
         assertEquals(v3, read);
         assertEquals(0, read.attempt(), "no attempt: inserts take every staged row, as before");
-        assertThrows(StateFormatException.class, () -> SinkBatchSerializer.INSTANCE.deserialize(7, new byte[0]));
+        assertThrows(StateFormatException.class, () -> SinkBatchSerializer.INSTANCE.deserialize(8, new byte[0]));
     }
 
-    /** The version-4 bytes of {@code b} without its attempt: the 8 bytes before the step count. */
+    /** The version-3 bytes of {@code b}: without its attempt and its empty sample, the 9 bytes before the step count. */
     private static byte[] withoutAttempt(SinkBatch b) throws IOException {
         byte[] header = SinkBatchSerializer.INSTANCE.serialize(new SinkBatch(b.sinkId(), b.batch(), List.of(),
                 b.commits(), b.rows(), b.lastCommitSeq(), b.lastCommitLsn(), b.lastFullXid(), b.lastCommitTime()));
-        int at = header.length - 1 - 8; // a zero step count is one byte
+        int at = header.length - 2 - 8; // a zero count is one byte
         byte[] full = SinkBatchSerializer.INSTANCE.serialize(b);
-        byte[] out = new byte[full.length - 8];
+        byte[] out = new byte[full.length - 9];
         System.arraycopy(full, 0, out, 0, at);
-        System.arraycopy(full, at + 8, out, at, full.length - at - 8);
+        System.arraycopy(full, at + 9, out, at, full.length - at - 9);
         return out;
     }
 
