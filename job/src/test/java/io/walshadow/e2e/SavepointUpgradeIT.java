@@ -71,14 +71,20 @@ class SavepointUpgradeIT {
             if (b.steps().stream().anyMatch(s -> s instanceof SinkStep.ToastBarrier)) {
                 throw new IOException("version 1 has no TOAST barrier step");
             }
-            // version 1's layout: this build's without the attempt, the 8 bytes before the step count
+            // version 1's layout: this build's without the attempt (8 bytes) and the sampled commit times (a count
+            // and 8 bytes each) that follow it, before the step count
             byte[] now = SinkBatchSerializer.INSTANCE.serialize(b);
+            byte[] bare = SinkBatchSerializer.INSTANCE.serialize(new SinkBatch(b.sinkId(), b.batch(), List.of(),
+                    b.commits(), b.rows(), b.lastCommitSeq(), b.lastCommitLsn(), b.lastFullXid(),
+                    b.lastCommitTime(), b.attempt(), b.commitTimes()));
+            // without steps and times: the head, the attempt, two empty counts of one byte each
             int head = SinkBatchSerializer.INSTANCE.serialize(new SinkBatch(b.sinkId(), b.batch(), List.of(),
                     b.commits(), b.rows(), b.lastCommitSeq(), b.lastCommitLsn(), b.lastFullXid(),
-                    b.lastCommitTime(), b.attempt())).length - 1 - 8; // an empty step count is one byte
-            byte[] v1 = new byte[now.length - 8];
+                    b.lastCommitTime(), b.attempt())).length - 8 - 1 - 1;
+            int cut = bare.length - 1 - head; // the attempt and the commit times
+            byte[] v1 = new byte[now.length - cut];
             System.arraycopy(now, 0, v1, 0, head);
-            System.arraycopy(now, head + 8, v1, head, now.length - head - 8);
+            System.arraycopy(now, head + cut, v1, head, now.length - head - cut);
             return v1;
         }
 
