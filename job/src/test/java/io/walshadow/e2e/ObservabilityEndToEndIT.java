@@ -179,6 +179,7 @@ class ObservabilityEndToEndIT {
                 String exposition = rowsPerTableAndOpAreWhatPostgresChanged(api, metricsPort, table, changed,
                         e.schema + ".s", copied);
                 commitToVisibleQuantilesArePlausible(api, exposition);
+                retainedWalIsWhatTheServerKeeps(e, metricsPort);
                 dashboardQueriesNameExportedMetrics(api, get("http://127.0.0.1:" + metricsPort + "/metrics"));
             } finally {
                 prom.destroy();
@@ -187,6 +188,33 @@ class ObservabilityEndToEndIT {
                 }
             }
         }
+    }
+
+    /**
+     * Caught up and idle, the slot's retained WAL the job exports is what PostgreSQL says the slot holds back (its
+     * current position minus the slot's restart_lsn), within the WAL the server writes between the two reads.
+     */
+    private static void retainedWalIsWhatTheServerKeeps(E2e e, int metricsPort) throws Exception {
+        String sql = "SELECT pg_wal_lsn_diff(pg_current_wal_lsn(), restart_lsn)::bigint FROM pg_replication_slots"
+                + " WHERE slot_name = '" + e.slot + "'";
+        long[] seen = new long[2];
+        FlinkTestJobs.awaitTrue(() -> "the exported retained WAL " + seen[0] + " is the server's " + seen[1],
+                Duration.ofSeconds(30), () -> {
+                    try {
+                        String exposition = get("http://127.0.0.1:" + metricsPort + "/metrics");
+                        String name = metricName(exposition, "wal_slot_retained_wal_bytes");
+                        Matcher m = Pattern.compile("(?m)^" + Pattern.quote(name) + "\\{[^}]*\\} ([0-9.E+-]+)$")
+                                .matcher(exposition);
+                        seen[0] = m.find() ? (long) Double.parseDouble(m.group(1)) : -2;
+                        seen[1] = Long.parseLong(LocalPg.queryString(e.pg, sql));
+                        return seen[0] >= 0 && Math.abs(seen[0] - seen[1]) <= 64 * 1024;
+                    } catch (IOException | java.sql.SQLException notYet) {
+                        return false;
+                    } catch (InterruptedException i) {
+                        Thread.currentThread().interrupt();
+                        return false;
+                    }
+                });
     }
 
     /** Runs one statement; the rows PostgreSQL says it changed. */

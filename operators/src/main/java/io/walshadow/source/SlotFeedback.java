@@ -19,6 +19,11 @@ final class SlotFeedback {
     volatile int slotWalStatus = -1;
     /** The slot's {@code safe_wal_size}: bytes of WAL that may still be written before it is invalidated; -1 none. */
     volatile long slotSafeWalSize = -1;
+    /**
+     * The slot's {@code restart_lsn}, polled: the oldest WAL the server keeps for the job (what it confirmed at its
+     * last completed checkpoint); 0 unknown.
+     */
+    volatile long slotRestartLsn;
     /** Status messages sent while the fetcher waited behind a full queue (backpressure). */
     volatile long keepalivesWhileBackpressured;
     /** Partial records skipped because the server's crash recovery overwrote them (XLOG_OVERWRITE_CONTRECORD). */

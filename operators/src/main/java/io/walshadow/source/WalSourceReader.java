@@ -33,6 +33,10 @@ final class WalSourceReader extends SingleThreadMultiplexSourceReaderBase<XLogRe
         wal.gauge("overwritten_records", () -> feedback.overwrittenRecords);
         wal.gauge("slot_wal_status", () -> feedback.slotWalStatus);
         wal.gauge("slot_safe_wal_size_bytes", () -> feedback.slotSafeWalSize);
+        // WAL the slot holds back in the server's pg_wal (server position - restart_lsn; -1: not known yet): grows
+        // while checkpoints do not complete, since the job confirms only what a completed checkpoint covers
+        wal.gauge("slot_retained_wal_bytes", () -> feedback.serverWalEnd == 0 || feedback.slotRestartLsn == 0 ? -1
+                : Math.max(0, feedback.serverWalEnd - feedback.slotRestartLsn));
         // replication lag in bytes: WAL the server has that the pipeline has not been handed yet (-1: not known yet)
         wal.gauge("lag_bytes", () -> feedback.serverWalEnd == 0 || feedback.emittedLsn == 0 ? -1
                 : Math.max(0, feedback.serverWalEnd - feedback.emittedLsn));

@@ -230,15 +230,16 @@ final class WalSplitReader implements SplitReader<XLogRecord, WalSplit> {
             }
             try (java.sql.Statement st = positionSql.createStatement();
                  java.sql.ResultSet rs = st.executeQuery("SELECT CASE WHEN pg_is_in_recovery()"
-                         + " THEN pg_last_wal_receive_lsn() ELSE pg_current_wal_lsn() END,"
-                         + " (SELECT wal_status FROM pg_replication_slots WHERE slot_name = "
-                         + "'" + options.slotName() + "'), (SELECT safe_wal_size FROM pg_replication_slots"
-                         + " WHERE slot_name = '" + options.slotName() + "')")) {
+                         + " THEN pg_last_wal_receive_lsn() ELSE pg_current_wal_lsn() END, s.wal_status,"
+                         + " s.safe_wal_size, s.restart_lsn FROM (SELECT 1) one LEFT JOIN pg_replication_slots s"
+                         + " ON s.slot_name = '" + options.slotName() + "'")) {
                 if (rs.next() && rs.getString(1) != null) {
                     feedback.serverWalEnd = Lsn.parse(rs.getString(1));
                     feedback.slotWalStatus = SlotFeedback.walStatusCode(rs.getString(2));
                     long safe = rs.getLong(3);
                     feedback.slotSafeWalSize = rs.wasNull() ? -1 : safe;
+                    String restart = rs.getString(4);
+                    feedback.slotRestartLsn = restart == null ? 0 : Lsn.parse(restart);
                 }
             }
         } catch (SQLException | RuntimeException e) {
