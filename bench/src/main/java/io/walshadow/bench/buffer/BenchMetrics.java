@@ -26,7 +26,7 @@ public final class BenchMetrics implements MetricReporter, MetricReporterFactory
             "toast_bytes_resolved", "toast_values_filled_default", "toast_values_filled_superseded",
             "toast_values_filled_mismatch", "toast_fetch_miss", "toast_buffered_chunks", "toast_values_written_empty",
             "catalog_shadow_tuples", "catalog_versions_created", "catalog_state_bytes", "catalog_state_write_ms",
-            "confirmedLsn");
+            "confirmed_lsn");
     private static final Map<String, Metric> METRICS = new ConcurrentHashMap<>();
 
     @Override

@@ -191,7 +191,7 @@ public final class WalshadowContender implements Contender {
         long reached = target % XLOG_BLCKSZ <= 40 ? target - target % XLOG_BLCKSZ : target;
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(300);
         while (true) {
-            long confirmed = BenchMetrics.value("confirmedLsn");
+            long confirmed = BenchMetrics.value("confirmed_lsn");
             long drained = BenchMetrics.value("commits_drained");
             if (confirmed != -1 && Long.compareUnsigned(confirmed, reached) >= 0 && drained >= 0
                     && committedCommits(db) == drained) {
