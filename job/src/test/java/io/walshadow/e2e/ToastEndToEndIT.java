@@ -162,6 +162,39 @@ class ToastEndToEndIT {
         }
     }
 
+    /**
+     * Many small transactions that each keep unchanged out-of-line values (an UPDATE of another column, one row per
+     * commit): their mirror lookups are batched across commits, so ClickHouse answers far fewer queries than there
+     * are commits (one per commit before), and every value still arrives whole.
+     */
+    @Test
+    void smallCommitsKeepingValuesShareMirrorLookups() throws Exception {
+        try (E2e e = new E2e("toast_small")) {
+            String t = e.schema + ".docs";
+            create(e, "docs");
+            e.start();
+            int rows = 200;
+            insert(e, "docs", 1, rows, "a");
+            awaitChunksInMirrorOnly(e);
+            long fetchesBefore = metric("toast_mirror_fetches");
+            long fromMirrorBefore = metric("toast_values_resolved_mirror");
+            String[] commits = new String[rows];
+            for (int i = 0; i < rows; i++) {
+                commits[i] = "UPDATE " + t + " SET note = 'commit " + i + "' WHERE id = " + (i + 1);
+            }
+            LocalPg.exec(e.pg, commits); // each its own transaction
+            e.awaitCaughtUp(Duration.ofSeconds(120));
+            assertEquals(Map.of("docs", rows), e.assertAllTablesEqual());
+            assertMirrorEqualsPgToast(e, "docs");
+            assertNoFills();
+            assertEquals(rows * 5L, metric("toast_values_resolved_mirror") - fromMirrorBefore,
+                    "every row's five out-of-line values from the mirror");
+            long fetches = metric("toast_mirror_fetches") - fetchesBefore;
+            System.out.println("TOAST: " + rows + " commits' values in " + fetches + " mirror queries");
+            assertTrue(fetches > 0 && fetches <= rows / 2, rows + " commits took " + fetches + " mirror queries");
+        }
+    }
+
     @Test
     void restartsKeepValuesWhole() throws Exception {
         try (E2e e = new E2e("toast_restart")) {

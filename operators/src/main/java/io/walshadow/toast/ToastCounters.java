@@ -28,6 +28,8 @@ public final class ToastCounters {
     public long filledAttached;
     /** A gap in chunks the job itself buffered: counted, then the job stops. */
     public long fetchMiss;
+    /** Queries to the ClickHouse mirrors: one per TOAST relation per batch of rows waiting for their values. */
+    public long mirrorFetches;
 
     public Map<String, Long> asMap() {
         Map<String, Long> m = new LinkedHashMap<>();
@@ -41,6 +43,7 @@ public final class ToastCounters {
         m.put("toast_values_filled_mismatch", filledMismatch);
         m.put("toast_values_filled_attached", filledAttached);
         m.put("toast_fetch_miss", fetchMiss);
+        m.put("toast_mirror_fetches", mirrorFetches);
         return m;
     }
 }

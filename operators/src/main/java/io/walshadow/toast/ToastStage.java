@@ -33,6 +33,7 @@ import org.apache.flink.api.common.state.MapStateDescriptor;
 import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.api.java.tuple.Tuple3;
 import org.apache.flink.metrics.MetricGroup;
+import org.apache.flink.streaming.api.TimerService;
 import org.apache.flink.streaming.api.functions.KeyedProcessFunction;
 import org.apache.flink.util.Collector;
 import org.slf4j.Logger;
@@ -51,6 +52,14 @@ import org.slf4j.LoggerFactory;
  * Bodies therefore sit in RocksDB, not on the heap; the heap holds one value being reassembled.
  *
  * <p>In mode {@code disabled} only the drained transaction's own chunks count, and they are cleared at its commit.
+ *
+ * <p><b>Batched mirror lookups across commits.</b> Rows whose values only the mirror has wait on the heap, with every
+ * event drained after them, until {@link #MAX_PENDING_ROWS} rows (or {@code fetchBatchBytes}) wait, a
+ * {@link #FLUSH_AFTER_MS} ms timer fires, a catalog event comes, or a checkpoint barrier is about to pass
+ * ({@link ToastOperator#prepareSnapshotPreBarrier}); then one query per TOAST relation answers them all and the queue
+ * is emitted in drain order. Many small transactions that keep an unchanged out-of-line value (an UPDATE of another
+ * column) thus cost a query per batch, not one per commit (ClickHouse spends milliseconds of CPU on each), and
+ * nothing waits on the heap when a barrier passes.
  *
  * <p><b>Waiting for the initial snapshot's TOAST seed.</b> A mirror lookup that comes back short before the seed
  * marker is in ClickHouse may be for a value older than the job, which only the seed brings. Then the stage holds
@@ -116,6 +125,8 @@ public final class ToastStage extends KeyedProcessFunction<Integer, Drained, Dra
     private transient volatile long heldCount;
     /** A poll timer is registered (after a restore, the first held element makes sure of one). */
     private transient boolean pollArmed;
+    /** When the flush timer for the rows waiting for the mirror fires; 0 none armed. */
+    private transient long flushAt;
     private transient long heldSince;
     private transient long heldLogged;
     /** Held events are being processed (held again only for a copy seed of an attach among them). */
@@ -202,14 +213,14 @@ public final class ToastStage extends KeyedProcessFunction<Integer, Drained, Dra
         if (holding()) {
             hold(d); // behind events held for the seed: the order is the drain order
             if (!pollArmed) {
-                pollSeedSoon(ctx); // a restore keeps timers; this makes sure of one
+                pollSeedSoon(ctx.timerService()); // a restore keeps timers; this makes sure of one
             }
             return;
         }
-        handle(d, ctx, out);
+        handle(d, ctx.timerService(), out);
     }
 
-    private void handle(Drained d, Context ctx, Collector<Drained> out) throws Exception {
+    private void handle(Drained d, TimerService timers, Collector<Drained> out) throws Exception {
         if (d instanceof DrainedChange c) {
             if (c.change() instanceof RowChange r) {
                 if (ToastResolver.isToastRelation(r.descriptor())) {
@@ -224,7 +235,9 @@ public final class ToastStage extends KeyedProcessFunction<Integer, Drained, Dra
                         pendingRows++;
                         pendingBytes += p.rawBytes();
                         if (pendingRows >= MAX_PENDING_ROWS || pendingBytes >= fetchBatchBytes) {
-                            flush(ctx, out);
+                            flush(timers, out);
+                        } else if (pendingRows == 1 && !resuming) {
+                            armFlush(timers); // a resumed slice flushes at its end
                         }
                         return;
                     }
@@ -237,7 +250,7 @@ public final class ToastStage extends KeyedProcessFunction<Integer, Drained, Dra
                 truncated((TruncateChange) c.change());
             }
         } else if (d instanceof DrainedCatalog cat) {
-            flush(ctx, out); // (empty: a commit's catalog event comes first, after the previous commit flushed)
+            flush(timers, out); // rows of earlier commits first: their values decode with the types as they were
             if (cat.fullXid() != 0) {
                 types.add(cat.types()); // enums, domains and composites as of the commit
             }
@@ -249,8 +262,11 @@ public final class ToastStage extends KeyedProcessFunction<Integer, Drained, Dra
                 bufferedChunks = 0;
                 addedThisCommit = false;
             }
-            queue.add(new Queued(d, null));
-            flush(ctx, out); // nothing is pending on the heap at a checkpoint barrier (held events are in state)
+            if (queue.isEmpty()) {
+                out.collect(d);
+            } else {
+                queue.add(new Queued(d, null)); // behind its rows: flushed with the batch they wait in
+            }
             return;
         }
         if (!resuming && holding()) {
@@ -267,15 +283,18 @@ public final class ToastStage extends KeyedProcessFunction<Integer, Drained, Dra
 
     /** Rows waiting for mirror values are fetched in batches of at most this many rows (or fetchBatchBytes). */
     static final int MAX_PENDING_ROWS = 1000;
+    /** How long the first row waiting for the mirror waits for others to share its query. */
+    static final long FLUSH_AFTER_MS = 20;
 
     /**
      * Fetches what the queued rows need from the mirrors (one query per TOAST relation), emits the queue in order;
      * or, when an answer comes back short before the seed is done, holds the queue for the seed.
      */
-    private void flush(Context ctx, Collector<Drained> out) throws Exception {
+    private void flush(TimerService timers, Collector<Drained> out) throws Exception {
         if (queue.isEmpty()) {
             return;
         }
+        flushAt = 0;
         List<ToastResolver.Pending> rows = new ArrayList<>(pendingRows);
         for (Queued q : queue) {
             if (q.pending() != null) {
@@ -315,7 +334,7 @@ public final class ToastStage extends KeyedProcessFunction<Integer, Drained, Dra
                 heldSince = heldLogged = System.currentTimeMillis();
                 LOG.info("a row refers to a TOAST value the job did not see written: holding it, and what follows, until"
                         + " {}", waitingFor(initial, copies));
-                pollSeedSoon(ctx);
+                pollSeedSoon(timers);
                 return;
             }
             if (!initialSeen || copySeen) {
@@ -436,6 +455,12 @@ public final class ToastStage extends KeyedProcessFunction<Integer, Drained, Dra
     /** Polls for the seed while events are held; once it is done, processes them in order, a slice per timer. */
     @Override
     public void onTimer(long timestamp, OnTimerContext ctx, Collector<Drained> out) throws Exception {
+        if (flushAt != 0 && timestamp >= flushAt) {
+            flushAt = 0;
+            if (!holding()) {
+                flush(ctx.timerService(), out); // the rows waiting for the mirror waited long enough for company
+            }
+        }
         pollArmed = false;
         if (!holding()) {
             return;
@@ -450,7 +475,7 @@ public final class ToastStage extends KeyedProcessFunction<Integer, Drained, Dra
                 LOG.info("waiting until {}: {} events held{}", waitingFor(initial, copies), heldCount,
                         heldSince == 0 ? "" : " for " + (heldLogged - heldSince) / 1000 + " s");
             }
-            pollSeedSoon(ctx);
+            pollSeedSoon(ctx.timerService());
             return;
         }
         long[] r = range();
@@ -463,17 +488,17 @@ public final class ToastStage extends KeyedProcessFunction<Integer, Drained, Dra
                 held.remove(i);
                 r[0] = i + 1;
                 heldCount = r[1] - r[0];
-                handle(d, ctx, out);
+                handle(d, ctx.timerService(), out);
             }
             if (!reheld) {
-                flush(ctx, out); // a slice may end inside a commit: its queued rows go now, a barrier may follow
+                flush(ctx.timerService(), out); // the slice's queued rows go now, a barrier may follow
             }
         } finally {
             resuming = false;
         }
         heldRange.update(r);
         if (reheld) {
-            pollSeedSoon(ctx); // a row behind an attach among the held events waits for that attach's copy
+            pollSeedSoon(ctx.timerService()); // a row behind an attach among the held events waits for its copy
         } else if (holding()) {
             ctx.timerService().registerProcessingTimeTimer(now);
             pollArmed = true;
@@ -484,10 +509,24 @@ public final class ToastStage extends KeyedProcessFunction<Integer, Drained, Dra
     }
 
     /** A timer at the next poll-interval boundary (timers of one key and time are one timer). */
-    private void pollSeedSoon(Context ctx) {
-        long now = ctx.timerService().currentProcessingTime();
-        ctx.timerService().registerProcessingTimeTimer((now / SEED_POLL_MS + 1) * SEED_POLL_MS);
+    private void pollSeedSoon(TimerService timers) {
+        long now = timers.currentProcessingTime();
+        timers.registerProcessingTimeTimer((now / SEED_POLL_MS + 1) * SEED_POLL_MS);
         pollArmed = true;
+    }
+
+    /** A timer that flushes the rows waiting for the mirror, {@link #FLUSH_AFTER_MS} from now. */
+    private void armFlush(TimerService timers) {
+        flushAt = timers.currentProcessingTime() + FLUSH_AFTER_MS;
+        timers.registerProcessingTimeTimer(flushAt);
+    }
+
+    /**
+     * Before a checkpoint barrier passes (and when the input ends): the rows waiting for the mirror are looked up and
+     * emitted with what queued behind them, or held in keyed state for a seed; the heap then holds none.
+     */
+    void flushBeforeBarrier(TimerService timers, Collector<Drained> out) throws Exception {
+        flush(timers, out);
     }
 
     /** The held range [head, tail), read from state once. */
@@ -513,7 +552,7 @@ public final class ToastStage extends KeyedProcessFunction<Integer, Drained, Dra
         heldCount = r[1] - r[0];
     }
 
-    /** Whether no event is held (always so between commits, so at every checkpoint barrier). */
+    /** Whether no event waits on the heap (so after {@link #flushBeforeBarrier}, at every checkpoint barrier). */
     boolean idle() {
         return queue.isEmpty();
     }
@@ -570,6 +609,7 @@ public final class ToastStage extends KeyedProcessFunction<Integer, Drained, Dra
                 }
             }
             String q = ToastMirror.fetchBatchSql(ch.database(), rel, needs);
+            counters.mirrorFetches++;
             try {
                 return ToastMirror.parseBatch(ch.queryTsv(q));
             } catch (ClickHouseException first) {

@@ -24,7 +24,7 @@ public final class BenchMetrics implements MetricReporter, MetricReporterFactory
             "lastCheckpointDuration", "lastCheckpointSize", "lastCheckpointFullSize",
             "toast_chunks", "toast_chunks_malformed", "toast_values_resolved_buffered", "toast_values_resolved_mirror",
             "toast_bytes_resolved", "toast_values_filled_default", "toast_values_filled_superseded",
-            "toast_values_filled_mismatch", "toast_fetch_miss", "toast_buffered_chunks", "toast_values_written_empty",
+            "toast_values_filled_mismatch", "toast_fetch_miss", "toast_buffered_chunks", "toast_values_written_empty", "toast_mirror_fetches",
             "catalog_shadow_tuples", "catalog_versions_created", "catalog_state_bytes", "catalog_state_write_ms",
             "confirmed_lsn");
     private static final Map<String, Metric> METRICS = new ConcurrentHashMap<>();

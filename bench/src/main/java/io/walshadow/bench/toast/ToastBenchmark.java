@@ -114,7 +114,7 @@ public final class ToastBenchmark {
     private static final List<String> COUNTERS = List.of("toast_chunks", "toast_values_resolved_buffered",
             "toast_values_resolved_mirror", "toast_bytes_resolved", "toast_values_filled_default",
             "toast_values_filled_superseded", "toast_values_filled_mismatch", "toast_fetch_miss",
-            "toast_chunks_malformed", "toast_values_written_empty");
+            "toast_chunks_malformed", "toast_values_written_empty", "toast_mirror_fetches");
 
     public static void main(String[] args) throws Exception {
         Options o = Options.parse(args);
