@@ -29,6 +29,11 @@ WALSHADOW_CHDB_DIR=$(bash "$HERE/chdb.sh" path) || die "chDB install failed (see
 export WALSHADOW_CHDB_DIR
 
 cd "$ROOT"
+# Checkpoint and savepoint directories the end-to-end tests create under the temp dir go with each test; ones an
+# earlier run left (killed mid-test) can hold gigabytes: those older than two hours go now.
+tmp=${TMPDIR:-/tmp}
+find "$tmp" -maxdepth 1 \( -name 'walshadow-*-ck*' -o -name 'walshadow-sp*' -o -name 'walshadow-upgrade-sp*' \) \
+  -mmin +120 -exec rm -rf {} + 2>/dev/null || true
 log "mvn -B verify $*  (in $ROOT)"
 rc=0
 started=$(mktemp); trap 'rm -f "$started"' EXIT

@@ -384,7 +384,14 @@ public final class E2e implements AutoCloseable {
 
     @Override
     public void close() throws Exception {
-        cancelJobs();
+        try {
+            cancelJobs();
+        } finally {
+            cleanUp(); // also when a job did not end in time: a leaked checkpoint directory once held 33 GB
+        }
+    }
+
+    private void cleanUp() throws Exception {
         try {
             FlinkTestJobs.dropSlot(pg, slot);
             LocalPg.exec(pg, "DROP SCHEMA " + schema + " CASCADE");

@@ -956,7 +956,7 @@ class PartitionedEndToEndIT {
                 released.set(true);
                 LocalPg.exec(e.pg, "UPDATE " + s + ".o SET v = v + 2 WHERE region = 't' AND id % 4 = 0" + toasted);
                 e.awaitCaughtUp(Duration.ofMinutes(3 + plain / 50_000));
-                int total = awaitRootEqual(e, s, "o");
+                int total = awaitRootEqual(e, s, "o", Duration.ofMinutes(3 + plain / 50_000));
                 assertEquals(rows + plain + 100 - rows / 13 + second, total, "rows");
                 List<String> pgMd5 = LocalPg.queryColumn(e.pg, "SELECT region || id || ' ' || coalesce(md5(note),"
                         + " 'NULL') FROM " + s + ".o WHERE region LIKE 't%' ORDER BY region, id");
@@ -995,7 +995,11 @@ class PartitionedEndToEndIT {
      * interval and a checkpoint or two after the attach), and every copy round is over; then compares row by row.
      */
     private static int awaitRootEqual(E2e e, String s, String root) throws Exception {
-        FlinkTestJobs.awaitTrue(() -> "the attached rows are copied into " + root, Duration.ofMinutes(3), () -> {
+        return awaitRootEqual(e, s, root, Duration.ofMinutes(3));
+    }
+
+    private static int awaitRootEqual(E2e e, String s, String root, Duration timeout) throws Exception {
+        FlinkTestJobs.awaitTrue(() -> "the attached rows are copied into " + root, timeout, () -> {
             e.failFastIfAJobFailed();
             try {
                 String pg = LocalPg.queryString(e.pg, "SELECT count(*) FROM " + s + "." + root);
