@@ -63,6 +63,27 @@ class SnapshotCopyTextIT {
                     assertArrayEquals(a.values(), b.values(), "values of the row at (" + a.block() + "," + a.offset()
                             + ")");
                 }
+                // the text[] column's elements, parsed from the copied text, are the ones unnest gives
+                TextValues.Parser textArray = new TextValues(io.walshadow.pg.TypeCatalogLoader.load(r.connection()))
+                        .parser(1009);
+                List<String> unnested = new ArrayList<>();
+                try (Statement st = r.connection().createStatement();
+                     ResultSet rs = st.executeQuery("SELECT id, cardinality(arr), x FROM " + s + ".t,"
+                             + " unnest(arr) WITH ORDINALITY u(x, k) ORDER BY ctid, k")) {
+                    while (rs.next()) {
+                        unnested.add(rs.getInt(1) + ":" + rs.getInt(2) + ":" + rs.getString(3));
+                    }
+                }
+                List<String> parsed = new ArrayList<>();
+                for (SnapshotChunkReader.Row x : copied) {
+                    if (x.values()[3] != null) {
+                        io.walshadow.types.PgArray a = (io.walshadow.types.PgArray) textArray.parse(x.values()[3]);
+                        for (Object e : a.elements()) {
+                            parsed.add(x.values()[0] + ":" + a.size() + ":" + e);
+                        }
+                    }
+                }
+                assertEquals(unnested, parsed, "elements of the text[] column");
                 assertTrue(copied.stream().anyMatch(x -> x.values()[1] == null), "a NULL was read");
                 assertTrue(copied.stream().anyMatch(x -> "\\N".equals(x.values()[1])), "a text \\N was read");
 
