@@ -351,28 +351,35 @@ public final class TextValues {
         if (s.charAt(i + 1) == '{') {
             throw new IllegalArgumentException("multi-dimensional arrays are not supported in Array columns");
         }
+        boolean typed = scalar(elemOid);
         List<Object> out = new ArrayList<>();
         int p = i + 1;
         int end = s.length() - 1;
         if (p < end) {
             while (true) {
-                StringBuilder sb = new StringBuilder();
+                String e;
                 boolean quoted = false;
                 if (s.charAt(p) == '"') {
+                    // a substring unless a backslash escapes a char in it (then the pieces between escapes)
                     quoted = true;
-                    p++;
-                    while (s.charAt(p) != '"') {
-                        char c = s.charAt(p++);
-                        sb.append(c == '\\' ? s.charAt(p++) : c);
+                    int from = ++p;
+                    StringBuilder sb = null;
+                    for (char c; (c = s.charAt(p)) != '"'; p++) {
+                        if (c == '\\') {
+                            sb = (sb == null ? new StringBuilder() : sb).append(s, from, p);
+                            from = ++p; // the escaped char starts the next piece, and never ends the element
+                        }
                     }
+                    e = sb == null ? s.substring(from, p) : sb.append(s, from, p).toString();
                     p++;
                 } else {
+                    int from = p;
                     while (p < end && s.charAt(p) != delim) {
-                        sb.append(s.charAt(p++));
+                        p++;
                     }
+                    e = s.substring(from, p);
                 }
-                String e = sb.toString();
-                out.add(!quoted && e.equals("NULL") ? null : scalar(elemOid) ? scalar(elemOid, e) : e);
+                out.add(!quoted && e.equals("NULL") ? null : typed ? scalar(elemOid, e) : e);
                 if (p >= end) {
                     break;
                 }

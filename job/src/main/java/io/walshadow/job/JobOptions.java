@@ -121,7 +121,7 @@ public final class JobOptions {
             .withDescription("heap pages (8 kB) per snapshot chunk: the unit of parallel copy and of restart (a restored job resumes inside its chunk)");
     public static final ConfigOption<Long> SNAPSHOT_FETCH_ROWS = ConfigOptions.key("snapshot.fetch.rows").longType()
             .defaultValue((long) SnapshotOptions.DEFAULT_FETCH_ROWS)
-            .withDescription("rows per round trip of a chunk's cursor");
+            .withDescription("rows of a chunk's copy per fetch of the source reader");
     public static final ConfigOption<String> CLICKHOUSE_URL = ConfigOptions.key("clickhouse.url").stringType()
             .noDefaultValue()
             .withDescription("ClickHouse HTTP endpoint, `http://host:8123` or `https://host:8443` (TLS); credentials in it (`user:pw@host`) are refused: they would be logged");

@@ -34,6 +34,11 @@ public final class TypeSetCodec {
     private TypeSetCodec() {}
 
     public static void write(DataOutput out, TypeSet s) throws IOException {
+        if (s.types().isEmpty() && s.composites().isEmpty()) { // nearly every event's: no sorted copies to make
+            Wire.writeCount(out, 0);
+            Wire.writeCount(out, 0);
+            return;
+        }
         Wire.writeCount(out, s.types().size());
         // sorted by oid (and labels, composites likewise): the same set always writes the same bytes
         for (PgType t : new TreeMap<>(s.types()).values()) {

@@ -90,13 +90,92 @@ public final class Wire {
         return (z >>> 1) ^ -(z & 1);
     }
 
+    /**
+     * {@link StringValue#writeString}'s bytes, built in a buffer and written in blocks: Flink's writes each byte by
+     * itself ({@code DataOutput.write(int)}, a bounds check and a call each), which made it the serializers' top cost.
+     */
     public static void writeString(DataOutput out, String s) throws IOException {
-        StringValue.writeString(s, out);
+        if (s == null) {
+            out.write(0);
+            return;
+        }
+        int n = s.length();
+        byte[] b = STRING_BUFFER.get();
+        int p = 0;
+        for (int len = n + 1; ; len >>>= 7) { // the length + 1 (0 is null), 7 bits a byte, low group first
+            if (len < 0x80) {
+                b[p++] = (byte) len;
+                break;
+            }
+            b[p++] = (byte) (len | 0x80);
+        }
+        for (int i = 0; i < n; i++) {
+            if (p > b.length - 3) { // a char takes at most 3 bytes
+                out.write(b, 0, p);
+                p = 0;
+            }
+            int c = s.charAt(i);
+            while (c >= 0x80) {
+                b[p++] = (byte) (c | 0x80);
+                c >>>= 7;
+            }
+            b[p++] = (byte) c;
+        }
+        out.write(b, 0, p);
     }
 
+    /**
+     * Reads what {@link #writeString} (or {@link StringValue#writeString}) wrote, its bytes taken in blocks rather than
+     * one {@code readUnsignedByte} each. Never reads past the string: a block is at most as many bytes as chars are
+     * left, and each of those takes at least one more byte.
+     */
     public static String readString(DataInput in) throws IOException {
-        return StringValue.readString(in);
+        int len = in.readUnsignedByte();
+        if (len == 0) {
+            return null;
+        }
+        if (len >= 0x80) {
+            len &= 0x7F;
+            for (int shift = 7; ; shift += 7) {
+                int b = in.readUnsignedByte();
+                if (shift > 28) {
+                    throw new StateFormatException("string length longer than 5 bytes");
+                }
+                len |= (b & 0x7F) << shift;
+                if (b < 0x80) {
+                    break;
+                }
+            }
+        }
+        len--;
+        if (len < 0 || len > MAX_LENGTH) {
+            throw new StateFormatException("implausible string length " + Integer.toUnsignedString(len));
+        }
+        char[] chars = new char[len];
+        byte[] b = STRING_BUFFER.get();
+        int i = 0;
+        int c = 0;
+        int shift = 0; // > 0: a char's bytes so far are in c
+        while (i < len) {
+            int m = Math.min(len - i, b.length);
+            in.readFully(b, 0, m);
+            for (int k = 0; k < m; k++) {
+                int x = b[k] & 0xFF;
+                if (x < 0x80) {
+                    chars[i++] = (char) (c | x << shift);
+                    c = 0;
+                    shift = 0;
+                } else {
+                    c |= (x & 0x7F) << shift;
+                    shift += 7;
+                }
+            }
+        }
+        return new String(chars);
     }
+
+    /** Per-thread block buffer of the string codec (a serializer runs on one thread at a time). */
+    private static final ThreadLocal<byte[]> STRING_BUFFER = ThreadLocal.withInitial(() -> new byte[8192]);
 
     /** A non-negative count or length. */
     public static void writeCount(DataOutput out, int n) throws IOException {

@@ -8,7 +8,7 @@ import java.io.Serializable;
  * @param enabled copy the included tables' existing rows on the job's first start ({@code snapshot.mode=initial})
  * @param parallelism chunk readers (each one PostgreSQL connection)
  * @param chunkPages heap pages per chunk (8 kB each): the unit of parallelism and of restart
- * @param fetchRows rows per round trip of a chunk's cursor
+ * @param fetchRows rows of a chunk's copy per fetch of the source reader
  */
 public record SnapshotOptions(boolean enabled, int parallelism, long chunkPages, int fetchRows) implements Serializable {
     public static final int DEFAULT_PARALLELISM = 2;

@@ -112,7 +112,7 @@ final class SnapshotSplitReader implements SplitReader<BufferEvent, SnapshotSpli
                 }
                 TidRange range = new TidRange(current.fromBlock(), current.toBlock());
                 cursor = reader.cursor(now.name(), rows.selectList(), range,
-                        current.resumeBlock(), current.resumeOffset(), fetchRows);
+                        current.resumeBlock(), current.resumeOffset());
                 emitted = 0;
             }
             String splitId = current.splitId();
@@ -174,7 +174,7 @@ final class SnapshotSplitReader implements SplitReader<BufferEvent, SnapshotSpli
         io.walshadow.clickhouse.Faults.at("snapshot.toast.seed");
         long started = System.nanoTime();
         try (SnapshotChunkReader.Cursor c = reader.cursor(table, "chunk_id, chunk_seq, chunk_data",
-                new TidRange(split.fromBlock(), split.toBlock()), -1, 0, fetchRows)) {
+                new TidRange(split.fromBlock(), split.toBlock()), -1, 0)) {
             long n = seeder.copy(c, toastOid, split.version());
             LOG.info("TOAST mirror of {} ({}): chunk {} seeded, {} rows in {} ms", split.descriptor().qualifiedName(),
                     table, split.splitId(), n, (System.nanoTime() - started) / 1_000_000);
