@@ -179,7 +179,7 @@ class ObservabilityEndToEndIT {
                 String exposition = rowsPerTableAndOpAreWhatPostgresChanged(api, metricsPort, table, changed,
                         e.schema + ".s", copied);
                 commitToVisibleQuantilesArePlausible(api, exposition);
-                retainedWalIsWhatTheServerKeeps(e, metricsPort);
+                retainedWalIsWhatTheServerKeeps(e);
                 dashboardQueriesNameExportedMetrics(api, get("http://127.0.0.1:" + metricsPort + "/metrics"));
             } finally {
                 prom.destroy();
@@ -191,28 +191,22 @@ class ObservabilityEndToEndIT {
     }
 
     /**
-     * Caught up and idle, the slot's retained WAL the job exports is what PostgreSQL says the slot holds back (its
-     * current position minus the slot's restart_lsn), within the WAL the server writes between the two reads.
+     * Caught up and idle, the slot's retained WAL the job reports is what PostgreSQL says the slot holds back (its
+     * current position minus the slot's restart_lsn), within the WAL the server writes between the two reads (the
+     * dashboard's query of it is checked against the endpoint with the others).
      */
-    private static void retainedWalIsWhatTheServerKeeps(E2e e, int metricsPort) throws Exception {
+    private static void retainedWalIsWhatTheServerKeeps(E2e e) throws Exception {
         String sql = "SELECT pg_wal_lsn_diff(pg_current_wal_lsn(), restart_lsn)::bigint FROM pg_replication_slots"
                 + " WHERE slot_name = '" + e.slot + "'";
         long[] seen = new long[2];
-        FlinkTestJobs.awaitTrue(() -> "the exported retained WAL " + seen[0] + " is the server's " + seen[1],
+        FlinkTestJobs.awaitTrue(() -> "the reported retained WAL " + seen[0] + " is the server's " + seen[1],
                 Duration.ofSeconds(30), () -> {
                     try {
-                        String exposition = get("http://127.0.0.1:" + metricsPort + "/metrics");
-                        String name = metricName(exposition, "wal_slot_retained_wal_bytes");
-                        Matcher m = Pattern.compile("(?m)^" + Pattern.quote(name) + "\\{[^}]*\\} ([0-9.E+-]+)$")
-                                .matcher(exposition);
-                        seen[0] = m.find() ? (long) Double.parseDouble(m.group(1)) : -2;
+                        seen[0] = TestMetricReporter.value("slot_retained_wal_bytes");
                         seen[1] = Long.parseLong(LocalPg.queryString(e.pg, sql));
                         return seen[0] >= 0 && Math.abs(seen[0] - seen[1]) <= 64 * 1024;
-                    } catch (IOException | java.sql.SQLException notYet) {
-                        return false;
-                    } catch (InterruptedException i) {
-                        Thread.currentThread().interrupt();
-                        return false;
+                    } catch (java.sql.SQLException x) {
+                        throw new IllegalStateException(x);
                     }
                 });
     }
