@@ -224,6 +224,12 @@ public record JobConfig(PgConnectionConfig pg, WalSourceOptions source, String i
             throw new IllegalArgumentException("setting --clickhouse.unwritable must be fail or quarantine, got '"
                     + unwritable + "'");
         }
+        String visibility = string(p, JobOptions.CLICKHOUSE_VISIBILITY);
+        if (!visibility.equals("checkpoint") && !visibility.equals("commit")) {
+            throw new IllegalArgumentException("setting --clickhouse.visibility must be checkpoint or commit, got '"
+                    + visibility + "'");
+        }
+        Duration directWrites = visibility.equals("commit") ? duration(p, JobOptions.CLICKHOUSE_VISIBILITY_INTERVAL) : null;
         try {
             return new ClickHouseSinkOptions(url, string(p, JobOptions.CLICKHOUSE_USER), password,
                     p.get(JobOptions.CLICKHOUSE_DATABASE.key(), pg.database()), string(p, JobOptions.CLICKHOUSE_SSLROOTCERT),
@@ -231,7 +237,7 @@ public record JobConfig(PgConnectionConfig pg, WalSourceOptions source, String i
                     longValue(p, JobOptions.CLICKHOUSE_FLUSH_BYTES),
                     duration(p, JobOptions.CLICKHOUSE_RETRY_TIMEOUT), toastMirrors,
                     unwritable.equals("quarantine"), tables,
-                    duration(p, JobOptions.CLICKHOUSE_STATEMENT_TIMEOUT), keepDetachedRows(p));
+                    duration(p, JobOptions.CLICKHOUSE_STATEMENT_TIMEOUT), keepDetachedRows(p), directWrites);
         } catch (IllegalArgumentException e) {
             throw new IllegalArgumentException("invalid ClickHouse setting: " + e.getMessage(), e);
         }

@@ -146,6 +146,12 @@ public final class JobOptions {
     public static final ConfigOption<Long> CLICKHOUSE_FLUSH_BYTES = ConfigOptions.key("clickhouse.flush.bytes").longType()
             .defaultValue(16L << 20)
             .withDescription("RowBinary bytes the sink buffers before it writes them to the staging tables (the write blocks: backpressure)");
+    public static final ConfigOption<String> CLICKHOUSE_VISIBILITY = ConfigOptions.key("clickhouse.visibility").stringType()
+            .defaultValue("checkpoint")
+            .withDescription("when committed rows appear in the destination tables: `checkpoint` after the checkpoint that staged them completes (a ClickHouse reader never sees a commit the job could still roll back to re-stage; latency about one checkpoint interval); `commit` straight after each commit, written directly and idempotently (a few hundred ms; `_walshadow_visible` says which commit they are complete up to, `_walshadow_committed` stays the checkpointed cut; the end state after failures is the same exactly-once state); see operations.md, \"Visibility\"");
+    public static final ConfigOption<Duration> CLICKHOUSE_VISIBILITY_INTERVAL = ConfigOptions.key("clickhouse.visibility.interval").durationType()
+            .defaultValue(Duration.ofMillis(100))
+            .withDescription("with `clickhouse.visibility` `commit`: how often at most the sink writes (one INSERT per table written to, per interval); lower is fresher and makes more, smaller ClickHouse parts");
     public static final ConfigOption<String> CLICKHOUSE_UNWRITABLE = ConfigOptions.key("clickhouse.unwritable").stringType()
             .defaultValue("fail")
             .withDescription("a value the destination column cannot hold (a date outside ClickHouse's range, a numeric too wide for its `Decimal`, …): `fail` stops the job naming the table, column, value and LSN; `quarantine` stops only that table (listed in `_walshadow_quarantine`, gauge `tables_quarantined`, counter `rows_quarantined`, one ERROR line) and the other tables go on; see operations.md, \"A quarantined table\"");
@@ -168,7 +174,8 @@ public final class JobOptions {
             TOAST_VALUE_MAX_BYTES, TOAST_FETCH_BATCH_BYTES, TYPES_UNDECODABLE, TYPES_UNDECODABLE_COLUMNS, SNAPSHOT_MODE, SNAPSHOT_PARALLELISM,
             SNAPSHOT_CHUNK_PAGES, SNAPSHOT_FETCH_ROWS, CLICKHOUSE_URL, CLICKHOUSE_USER,
             CLICKHOUSE_PASSWORD_FILE, CLICKHOUSE_DATABASE, CLICKHOUSE_SSLROOTCERT, CLICKHOUSE_SINK_ID,
-            CLICKHOUSE_ON_DROP, CLICKHOUSE_FLUSH_BYTES, CLICKHOUSE_UNWRITABLE, CLICKHOUSE_RESET,
+            CLICKHOUSE_ON_DROP, CLICKHOUSE_FLUSH_BYTES, CLICKHOUSE_VISIBILITY, CLICKHOUSE_VISIBILITY_INTERVAL,
+            CLICKHOUSE_UNWRITABLE, CLICKHOUSE_RESET,
             CLICKHOUSE_RETRY_TIMEOUT, CLICKHOUSE_STATEMENT_TIMEOUT);
 
     /** What the table shows as the default of the options without one (the value's absence means this). */

@@ -94,6 +94,11 @@ public final class WalshadowJob {
     /** The job with this sink (tests: a sink writing its state as an earlier build did). */
     public static void build(StreamExecutionEnvironment env, JobConfig config, ClickHouseSink sink) {
         ClickHouseSinkOptions ch = config.requireClickHouse();
+        if (ch.visibleAtCommit()) {
+            // Flink ships a partly filled network buffer after 100 ms by default: the keyBy between decoder and
+            // buffer alone would cost that much of the latency budget
+            env.setBufferTimeout(Math.max(1, Math.min(10, ch.directWrites().toMillis() / 10)));
+        }
         Preflight.check(config, restoring(env)); // before the slot or any table is created
         StartPoint.Bootstrapped boot = startPoint(env, config);
         StartPoint start = boot.start();

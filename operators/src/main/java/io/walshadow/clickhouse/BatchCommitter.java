@@ -24,6 +24,7 @@ import org.slf4j.LoggerFactory;
  *       checked to hold the rows it was staged with); each finished DDL step is recorded
  *       in {@code _walshadow_progress}, and a retry resumes after the last recorded one (inserts before it are
  *       done; an insert after it is repeated, which leaves byte-identical rows that ReplacingMergeTree folds);
+ *   <li>{@code _walshadow_visible} advanced to the batch's last commit;
  *   <li>the watermark row "batch finished" with the batch's last commit: every row of every commit up to it is now
  *       in the destination tables, and the commit log has one row per commit;
  *   <li>the batch's staging partitions are dropped.
@@ -86,6 +87,10 @@ public final class BatchCommitter {
         // views of every table the batch's DDL touched (also by steps done before a resume), once each
         steps.flushViews(viewTables(list));
         Faults.at("commit.finish");
+        if (b.commits() > 0) {
+            steps.sql(SinkTables.visibleSql(db, b.sinkId(), b.lastCommitSeq(), b.lastCommitLsn(),
+                    commitSeconds(b.lastCommitTime()), b.batch()));
+        }
         writeWatermark(b, 1);
         Faults.at("commit.cleanup");
         dropStaging(b);
@@ -161,12 +166,17 @@ public final class BatchCommitter {
     }
 
     private void writeWatermark(SinkBatch b, int phase) throws InterruptedException {
-        long seconds = Math.max(0, Math.floorDiv(PgTimestamps.toUnixMicros(b.lastCommitTime()), 1_000_000L));
+        long seconds = commitSeconds(b.lastCommitTime());
         steps.sql("INSERT INTO " + table(SinkTables.WATERMARK) + " (sink, batch, phase, commit_seq, commit_lsn,"
                 + " commit_lsn_text, xid, commit_time, commits, rows, written_at) VALUES ("
                 + ColumnCodec.quote(b.sinkId()) + ", " + b.batch() + ", " + phase + ", " + b.lastCommitSeq() + ", "
                 + b.lastCommitLsn() + ", '" + Lsn.format(b.lastCommitLsn()) + "', " + b.lastFullXid() + ", "
                 + "toDateTime(" + seconds + ", 'UTC'), " + b.commits() + ", " + b.rows() + ", now())");
+    }
+
+    /** A PostgreSQL commit time in whole seconds since the Unix epoch, for a {@code DateTime} column. */
+    public static long commitSeconds(long pgTimestamp) {
+        return Math.max(0, Math.floorDiv(PgTimestamps.toUnixMicros(pgTimestamp), 1_000_000L));
     }
 
     private void dropStaging(SinkBatch b) throws InterruptedException {

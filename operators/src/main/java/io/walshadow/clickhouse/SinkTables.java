@@ -17,6 +17,10 @@ import java.util.regex.Pattern;
  *   <li>{@code _walshadow_watermark}: per sink and batch, a row when the committer starts (phase 0) and one when it
  *       finished (phase 1) with the batch's last commit: the committed watermark.
  *   <li>{@code _walshadow_commit_log}: one row per drained commit.
+ *   <li>{@code _walshadow_visible}: per sink, the newest commit visible in the destination tables with every commit
+ *       before it: advanced by the committer after each batch and, with {@code clickhouse.visibility=commit}, by the
+ *       writer after each of its direct writes (ahead of the checkpoint; {@code _walshadow_committed} stays the
+ *       checkpointed cut).
  *   <li>{@code _walshadow_progress}: the DDL steps a committer finished, so a retried batch does not repeat them.
  *   <li>{@code _walshadow_stage_<sink>_<hash>}: staging tables, one per destination table shape, partitioned by
  *       batch; a batch's rows sit there until its checkpoint completes. Each row carries the batch, the segment
@@ -35,6 +39,8 @@ public final class SinkTables {
     public static final String QUARANTINE = "_walshadow_quarantine";
     public static final String PROGRESS = "_walshadow_progress";
     public static final String COMMITTED_VIEW = "_walshadow_committed";
+    /** Per sink, the newest commit whose rows (and every earlier commit's) are in the destination tables. */
+    public static final String VISIBLE = "_walshadow_visible";
     public static final String STAGE_PREFIX = "_walshadow_stage_";
     public static final String LIVE_SUFFIX = "__live";
     public static final String BATCH = "_batch";
@@ -67,6 +73,9 @@ public final class SinkTables {
                         + " commit_lsn UInt64, commit_lsn_text String, commit_time DateTime('UTC'), commit_time_us Int64,"
                         + " tables Array(String), schema_change UInt8, changes UInt64, gid String, batch UInt64)"
                         + " ENGINE = ReplacingMergeTree ORDER BY (sink, commit_seq)",
+                "CREATE TABLE IF NOT EXISTS " + d + quote(VISIBLE) + " (sink String, commit_seq UInt64,"
+                        + " commit_lsn UInt64, commit_lsn_text String, commit_time DateTime('UTC'), batch UInt64,"
+                        + " written_at DateTime('UTC')) ENGINE = ReplacingMergeTree(commit_seq) ORDER BY sink",
                 "CREATE TABLE IF NOT EXISTS " + d + quote(QUARANTINE) + " (sink String, relation UInt32,"
                         + " table String, destination String, lsn UInt64, lsn_text String, reason String,"
                         + " quarantined_at DateTime('UTC')) ENGINE = ReplacingMergeTree ORDER BY (sink, relation)",
@@ -156,8 +165,17 @@ public final class SinkTables {
                 + " ENGINE = MergeTree PARTITION BY " + quote(BATCH) + " ORDER BY tuple()";
     }
 
-    /** The staging columns that end every staged row: batch, segment, attempt. */
+    /**
+     * The batch of a row written straight into its destination ({@code clickhouse.visibility=commit}): it carries no
+     * staging columns.
+     */
+    public static final long DIRECT = -1;
+
+    /** The staging columns that end every staged row: batch, segment, attempt; none for a {@link #DIRECT} row. */
     public static void stagingSuffix(RowBinaryBuffer out, long batch, int segment, long attempt) {
+        if (batch == DIRECT) {
+            return;
+        }
         out.i64(batch);
         out.i32(segment);
         out.i64(attempt);
@@ -167,6 +185,18 @@ public final class SinkTables {
     public static String stagedWhere(long batch, int segment, long attempt) {
         return quote(BATCH) + " = " + batch + " AND " + quote(SEGMENT) + " = " + segment
                 + (attempt == 0 ? "" : " AND " + quote(ATTEMPT) + " = " + Long.toUnsignedString(attempt));
+    }
+
+    /**
+     * The row saying every commit up to {@code commitSeq} is in the destination tables (a repeat, or an older one
+     * written late, changes nothing: the table keeps the highest).
+     */
+    public static String visibleSql(String db, String sinkId, long commitSeq, long commitLsn, long commitTimeSeconds,
+                                    long batch) {
+        return "INSERT INTO " + quote(db) + "." + quote(VISIBLE) + " (sink, commit_seq, commit_lsn, commit_lsn_text,"
+                + " commit_time, batch, written_at) VALUES (" + ColumnCodec.quote(sinkId) + ", " + commitSeq + ", "
+                + commitLsn + ", '" + io.walshadow.wal.Lsn.format(commitLsn) + "', toDateTime(" + commitTimeSeconds
+                + ", 'UTC'), " + batch + ", now())";
     }
 
     /** All rows of one batch that one attempt staged, whatever their segment. */

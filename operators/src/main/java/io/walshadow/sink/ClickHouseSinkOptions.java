@@ -25,18 +25,26 @@ import java.util.Objects;
  *     the retry replacing the attempt if the server still runs it); the server gives up a sixth sooner
  * @param keepDetachedRows a detached (or dropped, or truncated) partition's rows stay in its root's table
  *     ({@code tables.partitions.detached keep}) instead of ending there
+ * @param directWrites null: rows become visible when the checkpoint that staged them completes
+ *     ({@code clickhouse.visibility=checkpoint}); else they are written straight into their destinations after each
+ *     commit, at least this often ({@code clickhouse.visibility=commit}, {@code clickhouse.visibility.interval})
  */
 public record ClickHouseSinkOptions(String endpoint, String user, String password, String database,
                                     String rootCertificate, String sinkId, boolean dropTables, long flushBytes,
                                     Duration retryTimeout, boolean toastMirrors, boolean quarantine, String tables,
-                                    Duration statementTimeout, boolean keepDetachedRows)
+                                    Duration statementTimeout, boolean keepDetachedRows, Duration directWrites)
         implements Serializable {
     /** Failing the job on a value it cannot write, for every table. */
     public ClickHouseSinkOptions(String endpoint, String user, String password, String database,
                                  String rootCertificate, String sinkId, boolean dropTables, long flushBytes,
                                  Duration retryTimeout, boolean toastMirrors) {
         this(endpoint, user, password, database, rootCertificate, sinkId, dropTables, flushBytes, retryTimeout,
-                toastMirrors, false, null, ClickHouseConnection.DEFAULT_TIMEOUT, false);
+                toastMirrors, false, null, ClickHouseConnection.DEFAULT_TIMEOUT, false, null);
+    }
+
+    /** {@code clickhouse.visibility=commit}: rows written straight into their destinations at least this often. */
+    public boolean visibleAtCommit() {
+        return directWrites != null;
     }
 
     public ClickHouseSinkOptions {
@@ -46,6 +54,10 @@ public record ClickHouseSinkOptions(String endpoint, String user, String passwor
         SinkTables.checkSinkId(sinkId);
         Objects.requireNonNull(statementTimeout, "clickhouse.statement.timeout");
         ClickHouseConnection.checkTimeout(statementTimeout); // at once, not when the first connection opens
+        if (directWrites != null && (directWrites.toMillis() < 1 || directWrites.toMillis() > 60_000)) {
+            throw new IllegalArgumentException("clickhouse.visibility.interval must be between 1ms and 60s, got "
+                    + directWrites);
+        }
         if (flushBytes < 1024) {
             throw new IllegalArgumentException("clickhouse.flush.bytes must be at least 1024, got " + flushBytes);
         }
@@ -66,6 +78,8 @@ public record ClickHouseSinkOptions(String endpoint, String user, String passwor
         return "ClickHouseSinkOptions{" + user + "@" + endpoint + "/" + database + ", sink " + sinkId + ", password="
                 + (password == null || password.isEmpty() ? "<none>" : "******") + ", on drop "
                 + (dropTables ? "drop" : "retain") + (toastMirrors ? ", TOAST mirrors" : "")
-                + (quarantine ? ", unwritable values quarantine their table" : "") + "}";
+                + (quarantine ? ", unwritable values quarantine their table" : "")
+                + (directWrites != null ? ", visible at commit (writes every " + directWrites.toMillis() + " ms)" : "")
+                + "}";
     }
 }

@@ -70,6 +70,17 @@ import org.slf4j.LoggerFactory;
  * stream's row changes, one per row PostgreSQL changed; {@code copy} for rows of the initial snapshot or of a
  * partition copy), counted when the row is staged.
  *
+ * <p>With {@code clickhouse.visibility=commit} ({@link ClickHouseSinkOptions#visibleAtCommit()}) rows skip staging:
+ * after a commit, at least every {@code clickhouse.visibility.interval}, the buffered rows go straight into their
+ * destinations (and mirrors, and the commit log), and {@code _walshadow_visible} says which commit they end with.
+ * That is safe because rows commute: a version replayed after a restore is byte-identical to the one written before,
+ * and ReplacingMergeTree keeps the newest {@code _lsn} whatever the order. Steps do not commute with the rows
+ * around them (a column dropped, a table renamed or truncated, a partition ended, a copy): the first such step sends
+ * the rest of the batch down the staged path, and direct writes resume only at a batch that starts after the
+ * committer finished every batch holding staged work (the watermark says so), so no row is ever written before a
+ * step that precedes it, or replayed after one that follows it. {@code CREATE TABLE IF NOT EXISTS} is run at once.
+ * A restored writer starts staged for the same reason. {@code _walshadow_committed} stays the checkpointed cut.
+ *
  * <p>Chunk rows of {@code pg_toast} relations go to their TOAST mirrors ({@link ToastMirror}) with the batch; an
  * owner's TRUNCATE empties its mirror in the same step; a dropped TOAST relation's mirror is emptied in the batch
  * after the next one (see {@link SinkWriterState#retireMirrors()}).
@@ -180,19 +191,42 @@ final class ClickHouseSinkWriter implements CommittingSinkWriter<Drained, SinkBa
     /** The batch's commit times, sampled for the committer's commit-to-visible latency. */
     private final CommitTimeSample commitTimes = new CommitTimeSample();
 
+    // direct writes (clickhouse.visibility=commit)
+    /** Writing rows straight into the destinations now (else staging, as with checkpoint visibility). */
+    private boolean direct;
+    /** The newest batch that holds staged work: direct writes wait for the watermark to show it finished. */
+    private long awaitBatch;
+    /** When the watermark may be asked again whether {@link #awaitBatch} finished (ms). */
+    private long nextAwaitPoll;
+    /** Commit log rows of this batch that were staged (the others went straight into the log). */
+    private long stagedCommits;
+    /** The newest commit {@code _walshadow_visible} was told of by this writer. */
+    private DrainedCommit lastVisible;
+    private long lastDirectWrite;
+    /** Events of a commit that has not arrived yet are buffered: a timer must not write half a transaction. */
+    private boolean inTransaction;
+    private final org.apache.flink.api.common.operators.ProcessingTimeService timers;
+    private final Counter directWrites;
+    private final Counter stagedForOrder;
+
     private static final class Stage {
         final String name;
         final String createSql;
         /** The destination table whose shape the stage has; null for a TOAST mirror's stage. */
         final DestTable table;
+        /** Where its rows go, and their columns (a direct write names them). */
+        final String dest;
+        final List<String> columns;
         final RowBinaryBuffer rows = new RowBinaryBuffer(1 << 16);
         /** The batch's insert step of this stage's current segment (null until a row came in it). */
         PendingInsert insert;
 
-        Stage(String name, String createSql, DestTable table) {
+        Stage(String name, String createSql, DestTable table, String dest, List<String> columns) {
             this.name = name;
             this.createSql = createSql;
             this.table = table;
+            this.dest = dest;
+            this.columns = columns;
         }
     }
 
@@ -249,6 +283,9 @@ final class ClickHouseSinkWriter implements CommittingSinkWriter<Drained, SinkBa
         partitionsAttachRequested = g.counter("partitions_attached_copy_requested");
         partitionsMovedCopied = g.counter("partitions_moved_copied");
         partitionRowsLeft = g.counter("partition_rows_skipped_left_root");
+        directWrites = g.counter("direct_writes");
+        stagedForOrder = g.counter("batches_staged_for_order");
+        timers = ctx.getProcessingTimeService();
         Counter retries = g.counter("writer_retries");
         ch = options.connect();
         retry = new Retrier(options.retryTimeout(), retries::inc);
@@ -275,6 +312,8 @@ final class ClickHouseSinkWriter implements CommittingSinkWriter<Drained, SinkBa
                 // Above every committed batch too: restored from an older savepoint, numbers it already used
                 // may have been committed since, with other commits in them.
                 batch = Math.max(restored.nextBatch(), nextFreshBatch());
+                // the restored committable (if any) may not be committed yet: its steps go first
+                awaitBatch = restored.nextBatch() - 1;
             } else {
                 dropStagedFrom(0);
                 batch = nextFreshBatch();
@@ -287,6 +326,10 @@ final class ClickHouseSinkWriter implements CommittingSinkWriter<Drained, SinkBa
             throw new IOException("sink " + sinkId + " could not start: " + e.getMessage(), e);
         }
         planner = new SchemaPlanner(ch.database(), caps, options.dropTables());
+        direct = options.visibleAtCommit() && awaitBatch <= 0;
+        if (options.visibleAtCommit()) {
+            scheduleDirectWrite();
+        }
         LOG.info("ClickHouse sink {} on {} (server {}), {} destination tables, batch {}, attempt {}", sinkId, ch,
                 caps.version(), tables.size(), batch, Long.toUnsignedString(attempt));
     }
@@ -338,19 +381,32 @@ final class ClickHouseSinkWriter implements CommittingSinkWriter<Drained, SinkBa
     public void write(Drained d, Context context) throws IOException, InterruptedException {
         Faults.at("writer.write");
         try {
+            if (options.visibleAtCommit() && !direct) {
+                resumeDirect();
+            }
             if (d instanceof DrainedChange c) {
+                inTransaction = c.fullXid() != 0;
                 if (c.change() instanceof RowChange r) {
                     row(c, r);
                 } else {
                     truncate((TruncateChange) c.change());
                 }
             } else if (d instanceof DrainedCatalog cat) {
+                inTransaction = cat.fullXid() != 0;
                 catalog(cat);
             } else {
+                inTransaction = false;
                 commit((DrainedCommit) d);
             }
-            if (buffered >= options.flushBytes()) {
-                flushStages();
+            if (direct && !inTransaction && timers.getCurrentProcessingTime() - lastDirectWrite
+                    >= options.directWrites().toMillis()) {
+                writeDirect();
+            } else if (buffered >= options.flushBytes()) {
+                if (direct) {
+                    writeDirect(); // a large transaction: its rows so far (_walshadow_visible waits for its commit)
+                } else {
+                    flushStages();
+                }
             }
         } catch (ClickHouseException e) {
             throw new IOException("sink " + sinkId + ": " + e.getMessage(), e);
@@ -852,14 +908,15 @@ final class ClickHouseSinkWriter implements CommittingSinkWriter<Drained, SinkBa
         }
         Stage stage = stages.get(tgt.stage());
         if (stage == null) {
-            stage = new Stage(tgt.stage(), SinkTables.createStageSql(ch.database(), tgt.stage(), dest), dest);
+            stage = new Stage(tgt.stage(), SinkTables.createStageSql(ch.database(), tgt.stage(), dest), dest,
+                    dest.destName(), tgt.columns());
             stages.put(tgt.stage(), stage);
         }
         int before = stage.rows.size();
         int seg = segmentFor(stage, dest.destName());
         int n;
         try {
-            n = tgt.encoder().encode(r, c.commitLsn(), c.fullXid(), batch, seg, attempt, stage.rows);
+            n = tgt.encoder().encode(r, c.commitLsn(), c.fullXid(), rowBatch(), seg, attempt, stage.rows);
         } catch (ValueConversionException e) {
             if (!options.quarantine()) {
                 throw e;
@@ -912,6 +969,9 @@ final class ClickHouseSinkWriter implements CommittingSinkWriter<Drained, SinkBa
         buffered += stage.rows.size() - sizeBefore;
         rows += n;
         rowsStaged.inc(n);
+        if (direct) {
+            return; // no insert step: the rows go straight into the table
+        }
         PendingInsert ins = stage.insert;
         if (ins == null || ins.segment != seg) {
             ins = new PendingInsert(table, stage.name, columns, seg);
@@ -935,20 +995,21 @@ final class ClickHouseSinkWriter implements CommittingSinkWriter<Drained, SinkBa
         String stageName = SinkTables.mirrorStageName(sinkId, rel);
         Stage stage = stages.get(stageName);
         if (stage == null) {
-            stage = new Stage(stageName, SinkTables.createMirrorStageSql(ch.database(), stageName), null);
+            stage = new Stage(stageName, SinkTables.createMirrorStageSql(ch.database(), stageName), null, mirror,
+                    ToastMirror.COLUMNS);
             stages.put(stageName, stage);
         }
         int before = stage.rows.size();
         int n = 0;
         int seg = segmentFor(stage, mirror);
         if (r.oldTid() != null && (r.op() == RowChange.Op.DELETE || r.op() == RowChange.Op.UPDATE)) {
-            ToastMirror.tombstone(stage.rows, r.oldTid(), r.lsn(), batch, seg, attempt);
+            ToastMirror.tombstone(stage.rows, r.oldTid(), r.lsn(), rowBatch(), seg, attempt);
             n++;
         }
         Object[] v = r.newValues();
         if (r.newTid() != null && v != null && v.length == 3 && v[0] instanceof Long id && v[1] instanceof Integer seq
                 && v[2] instanceof byte[] data && (r.op() == RowChange.Op.INSERT || r.op() == RowChange.Op.UPDATE)) {
-            ToastMirror.birth(stage.rows, r.newTid(), id, seq, data, r.lsn(), batch, seg, attempt);
+            ToastMirror.birth(stage.rows, r.newTid(), id, seq, data, r.lsn(), rowBatch(), seg, attempt);
             n++;
         }
         if (n == 0) {
@@ -958,9 +1019,39 @@ final class ClickHouseSinkWriter implements CommittingSinkWriter<Drained, SinkBa
         staged(stage, mirror, ToastMirror.COLUMNS, before, n, seg);
     }
 
+    /** While writing directly: runs CREATE TABLE steps at once; any other step ends direct writes (see the class). */
+    private void directStep(List<SinkStep> ddl) throws InterruptedException {
+            if (ddl.stream().allMatch(st -> st instanceof SinkStep.CreateTable)) {
+                for (SinkStep st : ddl) {
+                    // IF NOT EXISTS: before the rows that need it, and harmless when a replay runs it again
+                    executor.execute(st, batch, attempt, sinkId + "-" + batch + "-create");
+                }
+                ddlSteps.inc(ddl.size());
+                return;
+            }
+            // a step that does not commute with the rows around it: the rows before it are written now, the step
+            // and everything after it in this batch are staged, and committed in order after the checkpoint
+            writeDirect();
+            direct = false;
+            stagedForOrder.inc();
+            LOG.info("sink {}: {} at batch {} is applied after the checkpoint; rows are staged until the committer"
+                    + " has applied it", sinkId, ddl.get(0).getClass().getSimpleName(), batch);
+    }
+
     private void addSteps(List<SinkStep> ddl) {
         if (ddl.isEmpty()) {
             return;
+        }
+        if (direct) {
+            try {
+                directStep(ddl);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt(); // the task is being cancelled
+                throw new org.apache.flink.util.FlinkRuntimeException("interrupted", e);
+            }
+            if (direct) {
+                return; // CREATE TABLE, run at once
+            }
         }
         steps.addAll(ddl);
         ddlSteps.inc(ddl.size());
@@ -1008,8 +1099,11 @@ final class ClickHouseSinkWriter implements CommittingSinkWriter<Drained, SinkBa
         out.i64(c.changes());
         out.string(c.gid() == null ? "" : c.gid());
         out.i64(batch);
-        SinkTables.stagingSuffix(out, batch, 0, attempt);
+        SinkTables.stagingSuffix(out, rowBatch(), 0, attempt);
         out.endRow();
+        if (!direct) {
+            stagedCommits++;
+        }
         buffered += out.size() - start;
         commits++;
         commitTimes.add(c.commitTime());
@@ -1024,6 +1118,9 @@ final class ClickHouseSinkWriter implements CommittingSinkWriter<Drained, SinkBa
     @Override
     public void flush(boolean endOfInput) throws IOException, InterruptedException {
         try {
+            if (direct) {
+                writeDirect();
+            }
             flushStages();
         } catch (ClickHouseException e) {
             throw new IOException("sink " + sinkId + ": " + e.getMessage(), e);
@@ -1044,6 +1141,91 @@ final class ClickHouseSinkWriter implements CommittingSinkWriter<Drained, SinkBa
         }
         stages.values().removeIf(s -> s.table != null && s.table != tables.get(s.table.relOid()));
         buffered = 0;
+    }
+
+    // ---- direct writes (clickhouse.visibility=commit)
+
+    /** The batch number rows are encoded with: {@link SinkTables#DIRECT} (no staging columns) when written directly. */
+    private long rowBatch() {
+        return direct ? SinkTables.DIRECT : batch;
+    }
+
+    /**
+     * Back to direct writes, at a batch with nothing in it yet, once the watermark shows every batch with staged
+     * work finished (asked at most every 20 ms): rows written from here on follow every step before them.
+     */
+    private void resumeDirect() throws InterruptedException {
+        if (commits > 0 || buffered > 0 || !steps.isEmpty() || !stagedInBatch.isEmpty() || inTransaction) {
+            return; // this batch has staged rows or steps: it stays staged to its end
+        }
+        long now = timers.getCurrentProcessingTime();
+        if (now < nextAwaitPoll) {
+            return;
+        }
+        nextAwaitPoll = now + 20;
+        String q = "SELECT max(batch) FROM " + DestinationSchema.quote(ch.database()) + "."
+                + DestinationSchema.quote(SinkTables.WATERMARK) + " WHERE sink = " + ColumnCodec.quote(sinkId)
+                + " AND phase = 1";
+        String max = retry.call(q, () -> ch.queryString(q));
+        if (max != null && !max.isEmpty() && Long.parseLong(max) >= awaitBatch) {
+            direct = true;
+            LOG.info("sink {}: batch {} committed; rows are written directly again from batch {}", sinkId,
+                    awaitBatch, batch);
+        }
+    }
+
+    /**
+     * Writes the buffered rows straight into their tables (each buffer in one INSERT, retried until it lands: a
+     * repeat writes byte-identical rows), then the commit log, then advances {@code _walshadow_visible} to the last
+     * commit drained.
+     */
+    private void writeDirect() throws InterruptedException {
+        for (Stage st : stages.values()) {
+            if (st.rows.size() > 0) {
+                insertDirect(st.dest, st.columns, st.rows);
+            }
+        }
+        if (commitLog.size() > 0) {
+            insertDirect(SinkTables.COMMIT_LOG, SinkTables.COMMIT_LOG_COLUMNS, commitLog);
+        }
+        stages.values().removeIf(st -> st.table != null && st.table != tables.get(st.table.relOid()));
+        buffered = 0;
+        lastDirectWrite = timers.getCurrentProcessingTime();
+        if (last != null && last != lastVisible) {
+            executor.sql(SinkTables.visibleSql(ch.database(), sinkId, last.commitSeq(), last.commitLsn(),
+                    io.walshadow.clickhouse.BatchCommitter.commitSeconds(last.commitTime()), batch));
+            lastVisible = last;
+        }
+    }
+
+    private void insertDirect(String table, List<String> columns, RowBinaryBuffer b) throws InterruptedException {
+        Faults.at("writer.flush");
+        String target = DestinationSchema.quote(ch.database()) + "." + DestinationSchema.quote(table) + " ("
+                + String.join(", ", columns.stream().map(DestinationSchema::quote).toList()) + ")";
+        retry.call("INSERT INTO " + table, () -> {
+            long n = ch.insertRowBinary(target, b);
+            Faults.at("writer.flush.landed");
+            return n;
+        });
+        flushes.inc();
+        directWrites.inc();
+        bytesStaged.inc(b.size());
+        b.clear();
+    }
+
+    /** A timer that writes what an idle stream left buffered after its last commit. */
+    private void scheduleDirectWrite() {
+        long every = options.directWrites().toMillis();
+        timers.registerTimer(timers.getCurrentProcessingTime() + every, time -> {
+            if (direct && !inTransaction && (buffered > 0 || last != lastVisible)) {
+                try {
+                    writeDirect();
+                } catch (ClickHouseException e) {
+                    throw new IOException("sink " + sinkId + ": " + e.getMessage(), e);
+                }
+            }
+            scheduleDirectWrite();
+        });
     }
 
     private void ensureStage(String name, String sql) throws InterruptedException {
@@ -1127,9 +1309,12 @@ final class ClickHouseSinkWriter implements CommittingSinkWriter<Drained, SinkBa
                 out.add((SinkStep) s);
             }
         }
-        if (commits > 0) {
+        if (stagedCommits > 0) {
             out.add(new SinkStep.Insert(SinkTables.COMMIT_LOG, SinkTables.commitLogStage(sinkId),
-                    SinkTables.COMMIT_LOG_COLUMNS, 0, commits));
+                    SinkTables.COMMIT_LOG_COLUMNS, 0, stagedCommits));
+        }
+        if (!steps.isEmpty() || stagedCommits > 0) {
+            awaitBatch = batch; // staged work: direct writes wait until the committer has done it
         }
         SinkBatch b = new SinkBatch(sinkId, batch, out, commits, rows, last == null ? 0 : last.commitSeq(),
                 last == null ? 0 : last.commitLsn(), last == null ? 0 : last.fullXid(),
@@ -1142,6 +1327,7 @@ final class ClickHouseSinkWriter implements CommittingSinkWriter<Drained, SinkBa
         steps.clear();
         stages.values().forEach(st -> st.insert = null);
         commits = 0;
+        stagedCommits = 0;
         rows = 0;
         return List.of(b);
     }
