@@ -71,6 +71,9 @@ class JobOptionsDocTest {
         }
         if (v instanceof Duration d) {
             long s = d.toSeconds();
+            if (d.toMillis() % 1000 != 0) {
+                return "`" + d.toMillis() + "ms`";
+            }
             return "`" + (s >= 120 && s % 60 == 0 ? s / 60 + "m" : s + "s") + "`";
         }
         return "`" + v + "`";

@@ -319,11 +319,17 @@ public final class E2eBenchmark {
         System.out.println("(latency of a change: the wall time the contender captured it at minus its transaction's commit"
                 + " time on the source; PostgreSQL and the benchmark share this machine's clock. Each column is its own"
                 + " median over the rounds. " + WalshadowContender.ID + ": captured = seen visible in ClickHouse by a reader"
-                + " polling the committed watermark every " + WalshadowContender.POLL_MS + " ms; a change becomes visible"
-                + " after the checkpoint that follows it, so the interval is part of its latency.)");
+                + " polling the committed watermark (with clickhouse.visibility=commit: _walshadow_visible) every "
+                + WalshadowContender.POLL_MS + " ms; with checkpoint visibility a change becomes visible after the"
+                + " checkpoint that follows it, so the interval is part of its latency.)");
         for (Contender k : cs.values()) {
             if (k instanceof WalshadowContender ws && results.containsKey(WalshadowContender.ID)) {
                 double p99 = median(results.get(WalshadowContender.ID), Latency::p99) / 1e3;
+                if (ws.visibleAtCommit()) {
+                    System.out.printf(Locale.ROOT, "%s (clickhouse.visibility=commit): p99 %.1f ms, target <= 250 ms:"
+                            + " %s%n", k.name(), p99, p99 <= 250 ? "met" : "NOT met");
+                    continue;
+                }
                 long bound = ws.checkpointInterval().toMillis() + 1000;
                 System.out.printf(Locale.ROOT, "%s: p99 %.1f ms, target <= checkpoint interval + 1 s = %d ms: %s%n",
                         k.name(), p99, bound, p99 <= bound ? "met" : "NOT met");

@@ -86,6 +86,11 @@ public final class WalshadowContender implements Contender {
 
     private final Map<String, String> overrides;
     private final Duration checkpointInterval;
+    /**
+     * {@code --walshadow clickhouse.visibility=commit}: rows are visible when {@code _walshadow_visible} passes their
+     * commit (written by the sink after each direct write, and by the committer after each batch).
+     */
+    private final boolean atCommit;
     private final String slot = Source.slotName(ID);
     private final String anchor = Source.slotName(ID + "_anchor");
     private Source source;
@@ -95,6 +100,7 @@ public final class WalshadowContender implements Contender {
 
     public WalshadowContender(Map<String, String> overrides) {
         this.overrides = new LinkedHashMap<>(overrides);
+        this.atCommit = "commit".equals(overrides.get("clickhouse.visibility"));
         String ck = this.overrides.remove("checkpoint.interval");
         this.checkpointInterval = ck == null ? DEFAULT_CHECKPOINT_INTERVAL : TimeUtils.parseDuration(ck);
     }
@@ -493,6 +499,11 @@ public final class WalshadowContender implements Contender {
                             return;
                         }
                     }
+                    if (atCommit) {
+                        lastSeq = pollVisible(ch, lastSeq);
+                        next = sleepUntil(next);
+                        continue;
+                    }
                     List<String[]> rows;
                     try {
                         rows = ch.queryTsv("SELECT batch, commit_seq, rows FROM " + wm + " WHERE sink = '" + SINK_ID
@@ -522,13 +533,7 @@ public final class WalshadowContender implements Contender {
                         batches += rows.size();
                         tally.changes(Math.toIntExact(visible));
                     }
-                    next += TimeUnit.MILLISECONDS.toNanos(tally.wantsLatency() ? POLL_MS : THROUGHPUT_POLL_MS);
-                    long sleep = next - System.nanoTime();
-                    if (sleep > 0) {
-                        TimeUnit.NANOSECONDS.sleep(sleep);
-                    } else {
-                        next = System.nanoTime(); // a slow poll: no burst of catch-up polls
-                    }
+                    next = sleepUntil(next);
                 }
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
@@ -536,6 +541,55 @@ public final class WalshadowContender implements Contender {
                 tally.fail(e);
             }
         }
+
+        private long sleepUntil(long next) throws InterruptedException {
+            next += TimeUnit.MILLISECONDS.toNanos(tally.wantsLatency() ? POLL_MS : THROUGHPUT_POLL_MS);
+            long sleep = next - System.nanoTime();
+            if (sleep > 0) {
+                TimeUnit.NANOSECONDS.sleep(sleep);
+                return next;
+            }
+            return System.nanoTime(); // a slow poll: no burst of catch-up polls
+        }
+
+        /**
+         * Visible at commit: the commits up to {@code _walshadow_visible} are counted from the commit log (their
+         * changes, and each change's latency); returns the last commit counted.
+         */
+        private long pollVisible(ClickHouseConnection ch, long lastSeq) {
+            String visible;
+            try {
+                visible = ch.queryString("SELECT max(commit_seq) FROM `" + db + "`.`" + SinkTables.VISIBLE
+                        + "` WHERE sink = '" + SINK_ID + "'");
+            } catch (RuntimeException e) {
+                return lastSeq; // the sink has not created its tables yet
+            }
+            long seenAt = Tally.nowMicros();
+            long seq = visible == null || visible.isEmpty() ? 0 : Long.parseLong(visible);
+            if (seq <= lastSeq) {
+                return lastSeq;
+            }
+            long changes = 0;
+            for (String[] c : ch.queryTsv("SELECT commit_time_us, changes FROM `" + db + "`.`" + SinkTables.COMMIT_LOG
+                    + "` WHERE sink = '" + SINK_ID + "' AND commit_seq > " + lastSeq + " AND commit_seq <= " + seq
+                    + " ORDER BY commit_seq LIMIT 1 BY commit_seq")) {
+                long n = Long.parseLong(c[1]);
+                changes += n;
+                if (tally.wantsLatency()) {
+                    long latency = seenAt - Long.parseLong(c[0]);
+                    for (long k = n; k > 0; k--) {
+                        tally.latency(latency);
+                    }
+                }
+            }
+            tally.changes(Math.toIntExact(changes));
+            return seq;
+        }
+    }
+
+    /** Whether rows are written straight after each commit ({@code clickhouse.visibility=commit}). */
+    public boolean visibleAtCommit() {
+        return atCommit;
     }
 
     @Override
