@@ -46,12 +46,14 @@ class SavepointUpgradeIT {
             }
             // version 1's layout: this build's up to the end of the tables
             SinkWriterState bare = new SinkWriterState(s.sinkId(), s.nextBatch(), s.tables(), List.of(), List.of(),
-                    io.walshadow.catalog.TypeSet.EMPTY);
+                    io.walshadow.catalog.TypeSet.EMPTY, List.of(), java.util.Map.of(), java.util.Map.of(),
+                    java.util.Map.of(), 0);
             byte[] now = SinkWriterStateSerializer.INSTANCE.serialize(bare);
             V1_WRITER_STATES.incrementAndGet();
             // without the (empty) mirror count, the per-table TID flags, the (empty) dropped relations, types,
-            // quarantine, partitions that left their roots, attached with rows and moved under another root
-            return Arrays.copyOf(now, now.length - 8 - s.tables().size());
+            // quarantine, partitions that left their roots, attached with rows and moved under another root, and
+            // the newest staged batch (0: one byte)
+            return Arrays.copyOf(now, now.length - 9 - s.tables().size());
         }
 
         @Override

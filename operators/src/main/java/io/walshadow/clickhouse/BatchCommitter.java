@@ -59,6 +59,16 @@ public final class BatchCommitter {
             dropStaging(b);
             return false;
         }
+        if (b.steps().isEmpty()) {
+            // the writer wrote every row itself (clickhouse.visibility=commit) and advanced _walshadow_visible: only
+            // the watermark moves, both rows in one statement (the committer runs on the task's thread)
+            Faults.at("commit.begin");
+            Faults.at("commit.finish");
+            steps.sql("INSERT INTO " + table(SinkTables.WATERMARK) + " (" + WATERMARK_COLUMNS + ") VALUES "
+                    + watermarkValues(b, 0) + ", " + watermarkValues(b, 1));
+            Faults.at("commit.cleanup");
+            return true;
+        }
         writeWatermark(b, 0);
         Faults.at("commit.begin");
         String q = "SELECT max(step) + 1, count() FROM " + table(SinkTables.PROGRESS) + " WHERE sink = " + sink
@@ -165,13 +175,19 @@ public final class BatchCommitter {
         return true;
     }
 
+    private static final String WATERMARK_COLUMNS = "sink, batch, phase, commit_seq, commit_lsn, commit_lsn_text, xid,"
+            + " commit_time, commits, rows, written_at";
+
     private void writeWatermark(SinkBatch b, int phase) throws InterruptedException {
-        long seconds = commitSeconds(b.lastCommitTime());
-        steps.sql("INSERT INTO " + table(SinkTables.WATERMARK) + " (sink, batch, phase, commit_seq, commit_lsn,"
-                + " commit_lsn_text, xid, commit_time, commits, rows, written_at) VALUES ("
-                + ColumnCodec.quote(b.sinkId()) + ", " + b.batch() + ", " + phase + ", " + b.lastCommitSeq() + ", "
+        steps.sql("INSERT INTO " + table(SinkTables.WATERMARK) + " (" + WATERMARK_COLUMNS + ") VALUES "
+                + watermarkValues(b, phase));
+    }
+
+    private static String watermarkValues(SinkBatch b, int phase) {
+        return "(" + ColumnCodec.quote(b.sinkId()) + ", " + b.batch() + ", " + phase + ", " + b.lastCommitSeq() + ", "
                 + b.lastCommitLsn() + ", '" + Lsn.format(b.lastCommitLsn()) + "', " + b.lastFullXid() + ", "
-                + "toDateTime(" + seconds + ", 'UTC'), " + b.commits() + ", " + b.rows() + ", now())");
+                + "toDateTime(" + commitSeconds(b.lastCommitTime()) + ", 'UTC'), " + b.commits() + ", " + b.rows()
+                + ", now())";
     }
 
     /** A PostgreSQL commit time in whole seconds since the Unix epoch, for a {@code DateTime} column. */

@@ -13,6 +13,8 @@ public final class RowBinaryBuffer {
     private byte[] buf;
     private int len;
     private long rows;
+    /** Where each completed row ends (so rows can be copied one by one, and a truncate forgets the rows it cuts). */
+    private int[] ends = new int[64];
 
     public RowBinaryBuffer(int initialCapacity) {
         buf = new byte[Math.max(64, initialCapacity)];
@@ -28,7 +30,10 @@ public final class RowBinaryBuffer {
     }
 
     public void endRow() {
-        rows++;
+        if (rows == ends.length) {
+            ends = Arrays.copyOf(ends, ends.length * 2);
+        }
+        ends[(int) rows++] = len;
     }
 
     public void clear() {
@@ -39,6 +44,31 @@ public final class RowBinaryBuffer {
     /** Rolls back to an earlier size (a row that failed half-way must not stay in the buffer). */
     public void truncate(int size) {
         len = size;
+        while (rows > 0 && ends[(int) rows - 1] > size) {
+            rows--;
+        }
+    }
+
+    /** Appends every row of this buffer to {@code out}, each followed by what {@code suffix} writes there. */
+    public void copyRowsTo(RowBinaryBuffer out, java.util.function.Consumer<RowBinaryBuffer> suffix) {
+        int start = 0;
+        for (int i = 0; i < rows; i++) {
+            int end = ends[i];
+            out.ensure(end - start);
+            System.arraycopy(buf, start, out.buf, out.len, end - start);
+            out.len += end - start;
+            suffix.accept(out);
+            out.endRow();
+            start = end;
+        }
+    }
+
+    /** Takes over the contents of {@code other} (which must not be used afterwards). */
+    public void replaceWith(RowBinaryBuffer other) {
+        buf = other.buf;
+        len = other.len;
+        rows = other.rows;
+        ends = other.ends;
     }
 
     public void writeTo(OutputStream out) throws IOException {

@@ -107,7 +107,7 @@ final class ClickHouseSinkWriter implements CommittingSinkWriter<Drained, SinkBa
     /** Buffered rows per staging table, and the staging tables known to exist. */
     private final Map<String, Stage> stages = new LinkedHashMap<>();
     private final Set<String> createdStages = new HashSet<>();
-    private final RowBinaryBuffer commitLog = new RowBinaryBuffer(4096);
+    private RowBinaryBuffer commitLog = new RowBinaryBuffer(4096);
 
     // the batch
     private long batch;
@@ -194,6 +194,12 @@ final class ClickHouseSinkWriter implements CommittingSinkWriter<Drained, SinkBa
     // direct writes (clickhouse.visibility=commit)
     /** Writing rows straight into the destinations now (else staging, as with checkpoint visibility). */
     private boolean direct;
+    /**
+     * Waiting to write directly: a batch that began while the committer still had staged work to do keeps its rows
+     * encoded for a direct write until the watermark shows that work done; if a step, a full buffer or the barrier
+     * comes first, they are staged after all ({@link #unpark}).
+     */
+    private boolean parked;
     /** The newest batch that holds staged work: direct writes wait for the watermark to show it finished. */
     private long awaitBatch;
     /** When the watermark may be asked again whether {@link #awaitBatch} finished (ms). */
@@ -208,6 +214,10 @@ final class ClickHouseSinkWriter implements CommittingSinkWriter<Drained, SinkBa
     private final org.apache.flink.api.common.operators.ProcessingTimeService timers;
     private final Counter directWrites;
     private final Counter stagedForOrder;
+    /** Runs direct writes, and the INSERTs of one write at once (created with the first write). */
+    private java.util.concurrent.ExecutorService directPool;
+    /** The direct write in flight: INSERTs and bytes written. */
+    private java.util.concurrent.Future<long[]> inFlight;
 
     private static final class Stage {
         final String name;
@@ -217,7 +227,8 @@ final class ClickHouseSinkWriter implements CommittingSinkWriter<Drained, SinkBa
         /** Where its rows go, and their columns (a direct write names them). */
         final String dest;
         final List<String> columns;
-        final RowBinaryBuffer rows = new RowBinaryBuffer(1 << 16);
+        /** Replaced by a fresh buffer when a direct write takes its rows. */
+        RowBinaryBuffer rows = new RowBinaryBuffer(1 << 16);
         /** The batch's insert step of this stage's current segment (null until a row came in it). */
         PendingInsert insert;
 
@@ -313,7 +324,7 @@ final class ClickHouseSinkWriter implements CommittingSinkWriter<Drained, SinkBa
                 // may have been committed since, with other commits in them.
                 batch = Math.max(restored.nextBatch(), nextFreshBatch());
                 // the restored committable (if any) may not be committed yet: its steps go first
-                awaitBatch = restored.nextBatch() - 1;
+                awaitBatch = restored.stagedBatch();
             } else {
                 dropStagedFrom(0);
                 batch = nextFreshBatch();
@@ -399,9 +410,12 @@ final class ClickHouseSinkWriter implements CommittingSinkWriter<Drained, SinkBa
                 commit((DrainedCommit) d);
             }
             if (direct && !inTransaction && timers.getCurrentProcessingTime() - lastDirectWrite
-                    >= options.directWrites().toMillis()) {
+                    >= options.directWrites().toMillis() && !directWriteInFlight()) {
                 writeDirect();
             } else if (buffered >= options.flushBytes()) {
+                if (parked) {
+                    unpark();
+                }
                 if (direct) {
                     writeDirect(); // a large transaction: its rows so far (_walshadow_visible waits for its commit)
                 } else {
@@ -969,7 +983,7 @@ final class ClickHouseSinkWriter implements CommittingSinkWriter<Drained, SinkBa
         buffered += stage.rows.size() - sizeBefore;
         rows += n;
         rowsStaged.inc(n);
-        if (direct) {
+        if (direct || parked) {
             return; // no insert step: the rows go straight into the table
         }
         PendingInsert ins = stage.insert;
@@ -1042,6 +1056,9 @@ final class ClickHouseSinkWriter implements CommittingSinkWriter<Drained, SinkBa
         if (ddl.isEmpty()) {
             return;
         }
+        if (parked) {
+            unpark(); // the step goes after the rows parked so far, staged (even a CREATE: the committer may drop first)
+        }
         if (direct) {
             try {
                 directStep(ddl);
@@ -1101,7 +1118,7 @@ final class ClickHouseSinkWriter implements CommittingSinkWriter<Drained, SinkBa
         out.i64(batch);
         SinkTables.stagingSuffix(out, rowBatch(), 0, attempt);
         out.endRow();
-        if (!direct) {
+        if (!direct && !parked) {
             stagedCommits++;
         }
         buffered += out.size() - start;
@@ -1118,9 +1135,13 @@ final class ClickHouseSinkWriter implements CommittingSinkWriter<Drained, SinkBa
     @Override
     public void flush(boolean endOfInput) throws IOException, InterruptedException {
         try {
+            if (parked) {
+                unpark(); // the barrier: what waited goes into this checkpoint's batch
+            }
             if (direct) {
                 writeDirect();
             }
+            awaitDirectWrite(); // written before the checkpoint lets the slot release their WAL
             flushStages();
         } catch (ClickHouseException e) {
             throw new IOException("sink " + sinkId + ": " + e.getMessage(), e);
@@ -1147,7 +1168,7 @@ final class ClickHouseSinkWriter implements CommittingSinkWriter<Drained, SinkBa
 
     /** The batch number rows are encoded with: {@link SinkTables#DIRECT} (no staging columns) when written directly. */
     private long rowBatch() {
-        return direct ? SinkTables.DIRECT : batch;
+        return direct || parked ? SinkTables.DIRECT : batch;
     }
 
     /**
@@ -1155,8 +1176,11 @@ final class ClickHouseSinkWriter implements CommittingSinkWriter<Drained, SinkBa
      * work finished (asked at most every 20 ms): rows written from here on follow every step before them.
      */
     private void resumeDirect() throws InterruptedException {
-        if (commits > 0 || buffered > 0 || !steps.isEmpty() || !stagedInBatch.isEmpty() || inTransaction) {
-            return; // this batch has staged rows or steps: it stays staged to its end
+        if (!parked) {
+            if (commits > 0 || buffered > 0 || !steps.isEmpty() || !stagedInBatch.isEmpty() || inTransaction) {
+                return; // this batch has staged rows or steps: it stays staged to its end
+            }
+            parked = true;
         }
         long now = timers.getCurrentProcessingTime();
         if (now < nextAwaitPoll) {
@@ -1168,6 +1192,7 @@ final class ClickHouseSinkWriter implements CommittingSinkWriter<Drained, SinkBa
                 + " AND phase = 1";
         String max = retry.call(q, () -> ch.queryString(q));
         if (max != null && !max.isEmpty() && Long.parseLong(max) >= awaitBatch) {
+            parked = false;
             direct = true;
             LOG.info("sink {}: batch {} committed; rows are written directly again from batch {}", sinkId,
                     awaitBatch, batch);
@@ -1179,45 +1204,173 @@ final class ClickHouseSinkWriter implements CommittingSinkWriter<Drained, SinkBa
      * repeat writes byte-identical rows), then the commit log, then advances {@code _walshadow_visible} to the last
      * commit drained.
      */
+    /**
+     * Starts writing the buffered rows straight into their tables, in the background: one INSERT per table at once
+     * (the commit log with them), then {@code _walshadow_visible} advanced to the last commit drained. The stream
+     * goes on into fresh buffers meanwhile; one write is in flight at a time, and every path that needs the rows
+     * written (a step, the barrier, a full buffer) waits for it ({@link #awaitDirectWrite}).
+     */
     private void writeDirect() throws InterruptedException {
+        awaitDirectWrite();
+        List<java.util.concurrent.Callable<Long>> inserts = new ArrayList<>();
         for (Stage st : stages.values()) {
             if (st.rows.size() > 0) {
-                insertDirect(st.dest, st.columns, st.rows);
+                inserts.add(insertDirect(st.dest, st.columns, st.rows));
+                st.rows = new RowBinaryBuffer(Math.max(1 << 16, st.rows.size()));
             }
         }
         if (commitLog.size() > 0) {
-            insertDirect(SinkTables.COMMIT_LOG, SinkTables.COMMIT_LOG_COLUMNS, commitLog);
+            inserts.add(insertDirect(SinkTables.COMMIT_LOG, SinkTables.COMMIT_LOG_COLUMNS, commitLog));
+            commitLog = new RowBinaryBuffer(Math.max(4096, commitLog.size()));
         }
         stages.values().removeIf(st -> st.table != null && st.table != tables.get(st.table.relOid()));
         buffered = 0;
         lastDirectWrite = timers.getCurrentProcessingTime();
+        String visible = null;
         if (last != null && last != lastVisible) {
-            executor.sql(SinkTables.visibleSql(ch.database(), sinkId, last.commitSeq(), last.commitLsn(),
-                    io.walshadow.clickhouse.BatchCommitter.commitSeconds(last.commitTime()), batch));
+            visible = SinkTables.visibleSql(ch.database(), sinkId, last.commitSeq(), last.commitLsn(),
+                    io.walshadow.clickhouse.BatchCommitter.commitSeconds(last.commitTime()), batch);
             lastVisible = last;
+        }
+        if (inserts.isEmpty() && visible == null) {
+            return;
+        }
+        String visibleSql = visible;
+        int n = inserts.size();
+        inFlight = directPool().submit(() -> {
+            long bytes = runAll(inserts);
+            if (visibleSql != null) {
+                retry.call("INSERT INTO " + SinkTables.VISIBLE, () -> {
+                    ch.execute(visibleSql);
+                    return null;
+                });
+            }
+            return new long[] {n, bytes};
+        });
+    }
+
+    /** Waits for the direct write in flight, if any, and fails as it did. */
+    private void awaitDirectWrite() throws InterruptedException {
+        if (inFlight == null) {
+            return;
+        }
+        try {
+            long[] done = inFlight.get();
+            flushes.inc(done[0]);
+            directWrites.inc(done[0]);
+            bytesStaged.inc(done[1]);
+        } catch (java.util.concurrent.ExecutionException e) {
+            throw rethrow(e.getCause());
+        } finally {
+            inFlight = null;
         }
     }
 
-    private void insertDirect(String table, List<String> columns, RowBinaryBuffer b) throws InterruptedException {
-        Faults.at("writer.flush");
-        String target = DestinationSchema.quote(ch.database()) + "." + DestinationSchema.quote(table) + " ("
-                + String.join(", ", columns.stream().map(DestinationSchema::quote).toList()) + ")";
-        retry.call("INSERT INTO " + table, () -> {
-            long n = ch.insertRowBinary(target, b);
-            Faults.at("writer.flush.landed");
-            return n;
-        });
-        flushes.inc();
-        directWrites.inc();
-        bytesStaged.inc(b.size());
-        b.clear();
+    /** Whether a direct write is in flight (one that ended is accounted for, or its failure thrown, here). */
+    private boolean directWriteInFlight() throws InterruptedException {
+        if (inFlight != null && inFlight.isDone()) {
+            awaitDirectWrite();
+        }
+        return inFlight != null;
     }
 
-    /** A timer that writes what an idle stream left buffered after its last commit. */
+    private static RuntimeException rethrow(Throwable cause) throws InterruptedException {
+        if (cause instanceof RuntimeException r) {
+            throw r;
+        }
+        if (cause instanceof Error err) {
+            throw err;
+        }
+        if (cause instanceof InterruptedException ie) {
+            throw ie;
+        }
+        throw new IllegalStateException(cause);
+    }
+
+    /** One buffer straight into its table, retried until it lands (a repeat writes byte-identical rows). */
+    private java.util.concurrent.Callable<Long> insertDirect(String table, List<String> columns, RowBinaryBuffer b) {
+        String target = DestinationSchema.quote(ch.database()) + "." + DestinationSchema.quote(table) + " ("
+                + String.join(", ", columns.stream().map(DestinationSchema::quote).toList()) + ")";
+        return () -> {
+            Faults.at("writer.flush");
+            retry.call("INSERT INTO " + table, () -> {
+                long n = ch.insertRowBinary(target, b);
+                Faults.at("writer.flush.landed");
+                return n;
+            });
+            return (long) b.size();
+        };
+    }
+
+    /** Runs the inserts, at once when there are several; returns their bytes; the first failure is thrown. */
+    private long runAll(List<java.util.concurrent.Callable<Long>> inserts) throws InterruptedException {
+        try {
+            if (inserts.size() == 1) {
+                return inserts.get(0).call();
+            }
+            long bytes = 0;
+            for (java.util.concurrent.Future<Long> f : directPool().invokeAll(inserts)) {
+                bytes += f.get();
+            }
+            return bytes;
+        } catch (java.util.concurrent.ExecutionException e) {
+            throw rethrow(e.getCause());
+        } catch (InterruptedException | RuntimeException e) {
+            throw e;
+        } catch (Exception e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    private java.util.concurrent.ExecutorService directPool() {
+        if (directPool == null) {
+            directPool = java.util.concurrent.Executors.newFixedThreadPool(5, r -> {
+                Thread t = new Thread(r, "walshadow-direct-writes-" + sinkId);
+                t.setDaemon(true);
+                return t;
+            });
+        }
+        return directPool;
+    }
+
+    /** The rows parked so far are staged after all: encoded again with the staging columns, one insert step each. */
+    private void unpark() {
+        parked = false;
+        buffered = 0;
+        for (Stage st : stages.values()) {
+            long n = st.rows.rows();
+            if (n > 0) {
+                int seg = segmentFor(st, st.dest);
+                RowBinaryBuffer staged = new RowBinaryBuffer(st.rows.size() + (int) n * 20);
+                st.rows.copyRowsTo(staged, b -> SinkTables.stagingSuffix(b, batch, seg, attempt));
+                st.rows.replaceWith(staged);
+                PendingInsert ins = new PendingInsert(st.dest, st.name, st.columns, seg);
+                ins.rows = n;
+                st.insert = ins;
+                steps.add(ins);
+            }
+            buffered += st.rows.size();
+        }
+        if (commitLog.rows() > 0) {
+            RowBinaryBuffer staged = new RowBinaryBuffer(commitLog.size() + (int) commitLog.rows() * 20);
+            commitLog.copyRowsTo(staged, b -> SinkTables.stagingSuffix(b, batch, 0, attempt));
+            stagedCommits += commitLog.rows();
+            commitLog.replaceWith(staged);
+        }
+        buffered += commitLog.size();
+    }
+
+    /**
+     * A timer that writes what an idle stream left buffered after its last commit (and, waiting to write directly,
+     * asks whether it may).
+     */
     private void scheduleDirectWrite() {
         long every = options.directWrites().toMillis();
         timers.registerTimer(timers.getCurrentProcessingTime() + every, time -> {
-            if (direct && !inTransaction && (buffered > 0 || last != lastVisible)) {
+            if (parked) {
+                resumeDirect();
+            }
+            if (direct && !inTransaction && (buffered > 0 || last != lastVisible) && !directWriteInFlight()) {
                 try {
                     writeDirect();
                 } catch (ClickHouseException e) {
@@ -1336,11 +1489,14 @@ final class ClickHouseSinkWriter implements CommittingSinkWriter<Drained, SinkBa
     public List<SinkWriterState> snapshotState(long checkpointId) {
         return List.of(new SinkWriterState(sinkId, batch, new ArrayList<>(tables.values()), retireDue,
                 new ArrayList<>(droppedRelations), types.stream(), quarantine.list(), leftRoots, attachedAt,
-                movedRoots));
+                movedRoots, awaitBatch));
     }
 
     @Override
     public void close() {
+        if (directPool != null) {
+            directPool.shutdownNow();
+        }
         ch.close();
     }
 }

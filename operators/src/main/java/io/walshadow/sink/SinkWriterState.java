@@ -13,12 +13,23 @@ import java.util.List;
  * the partitions that left a root ({@code leftRoots}: partition -> root); and for tables attached with rows the WAL
  * does not hold, the LSN of their latest such attach ({@code attachedAt}: a copy planned before it is superseded);
  * and for partitions that left a root with a partitioned table that became a root of its own (a sub-partition
- * detached), that new root ({@code movedRoots}: partition -> root).
+ * detached), that new root ({@code movedRoots}: partition -> root); and the newest batch that holds staged work
+ * ({@code stagedBatch}, 0 for none): with {@code clickhouse.visibility=commit} a restored writer writes directly only
+ * once the watermark shows it finished.
  */
 public record SinkWriterState(String sinkId, long nextBatch, List<DestTable> tables, List<String> retireMirrors,
                               List<Integer> droppedRelations, TypeSet types, List<QuarantinedTable> quarantined,
                               java.util.Map<Integer, Integer> leftRoots, java.util.Map<Integer, Long> attachedAt,
-                              java.util.Map<Integer, Integer> movedRoots) {
+                              java.util.Map<Integer, Integer> movedRoots, long stagedBatch) {
+    /** A state without its newest staged batch (an earlier build's): any batch before the next may be. */
+    public SinkWriterState(String sinkId, long nextBatch, List<DestTable> tables, List<String> retireMirrors,
+                           List<Integer> droppedRelations, TypeSet types, List<QuarantinedTable> quarantined,
+                           java.util.Map<Integer, Integer> leftRoots, java.util.Map<Integer, Long> attachedAt,
+                           java.util.Map<Integer, Integer> movedRoots) {
+        this(sinkId, nextBatch, tables, retireMirrors, droppedRelations, types, quarantined, leftRoots, attachedAt,
+                movedRoots, nextBatch - 1);
+    }
+
     public SinkWriterState {
         movedRoots = java.util.Map.copyOf(movedRoots);
         leftRoots = java.util.Map.copyOf(leftRoots);

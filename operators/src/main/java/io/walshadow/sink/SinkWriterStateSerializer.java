@@ -31,6 +31,7 @@ import org.apache.flink.core.memory.DataOutputSerializer;
  *   not hold
  *   (version 9) count m, m x (uvarint partition oid, uvarint root oid): partitions that left their root under a
  *   partitioned table that became a root itself (a sub-partition detached), with that new root
+ *   (version 10) uvarlong the newest batch with staged work (earlier versions: read as nextBatch - 1)
  * Version 1 is version 2 without the mirrors (read as none); version 2 has no TID flag (a table has TID columns
  * exactly when keyed by TID).
  */
@@ -38,7 +39,7 @@ public final class SinkWriterStateSerializer implements SimpleVersionedSerialize
         java.io.Serializable {
     private static final long serialVersionUID = 1L;
     public static final SinkWriterStateSerializer INSTANCE = new SinkWriterStateSerializer();
-    static final int VERSION = 9;
+    static final int VERSION = 10;
 
     @Override
     public int getVersion() {
@@ -102,6 +103,7 @@ public final class SinkWriterStateSerializer implements SimpleVersionedSerialize
             Wire.writeUVarInt(out, e.getKey());
             Wire.writeUVarInt(out, e.getValue());
         }
+        Wire.writeUVarLong(out, s.stagedBatch());
         return out.getCopyOfBuffer();
     }
 
@@ -185,7 +187,9 @@ public final class SinkWriterStateSerializer implements SimpleVersionedSerialize
                 moved.put(Wire.readUVarInt(in, "partition oid"), Wire.readUVarInt(in, "root oid"));
             }
         }
-        return new SinkWriterState(sinkId, next, tables, retire, dropped, types, quarantined, left, attached, moved);
+        long staged = version >= 10 ? Wire.readUVarLong(in, "newest staged batch") : next - 1;
+        return new SinkWriterState(sinkId, next, tables, retire, dropped, types, quarantined, left, attached, moved,
+                staged);
     }
 
     private static void writeNullable(DataOutputSerializer out, String s) throws IOException {

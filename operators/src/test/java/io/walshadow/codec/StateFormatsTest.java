@@ -367,7 +367,7 @@ class StateFormatsTest {
                         "cannot write s.t.d of the change at 1/10: a date past 2105")),
                 Map.of(16500, 16400, (int) 3_000_000_002L, (int) 3_000_000_003L),
                 Map.of(16502, 0x2_0000_2000L, (int) 3_000_000_004L, 0x1_0000_0000L),
-                Map.of(16503, 16504, (int) 3_000_000_005L, (int) 3_000_000_006L));
+                Map.of(16503, 16504, (int) 3_000_000_005L, (int) 3_000_000_006L), 6);
     }
 
     private static SinkBatch batch() {
