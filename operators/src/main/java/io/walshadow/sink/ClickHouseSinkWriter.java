@@ -216,8 +216,12 @@ final class ClickHouseSinkWriter implements CommittingSinkWriter<Drained, SinkBa
     private final Counter stagedForOrder;
     /** Runs direct writes, and the INSERTs of one write at once (created with the first write). */
     private java.util.concurrent.ExecutorService directPool;
-    /** The direct write in flight: INSERTs and bytes written. */
-    private java.util.concurrent.Future<long[]> inFlight;
+    /** Runs the INSERTs of direct writes, a few at once. */
+    private java.util.concurrent.ExecutorService insertPool;
+    /** The direct writes in flight, oldest first (each: INSERTs and bytes written). */
+    private final java.util.ArrayDeque<java.util.concurrent.Future<long[]>> inFlight = new java.util.ArrayDeque<>();
+    /** Direct writes in flight at most: the next one's rows go while the last one's are still on their way. */
+    private static final int WRITES_IN_FLIGHT = 1;
 
     private static final class Stage {
         final String name;
@@ -410,7 +414,7 @@ final class ClickHouseSinkWriter implements CommittingSinkWriter<Drained, SinkBa
                 commit((DrainedCommit) d);
             }
             if (direct && !inTransaction && timers.getCurrentProcessingTime() - lastDirectWrite
-                    >= options.directWrites().toMillis() && !directWriteInFlight()) {
+                    >= options.directWrites().toMillis() && directWritesInFlight() < WRITES_IN_FLIGHT) {
                 writeDirect();
             } else if (buffered >= options.flushBytes()) {
                 if (parked) {
@@ -1206,12 +1210,15 @@ final class ClickHouseSinkWriter implements CommittingSinkWriter<Drained, SinkBa
      */
     /**
      * Starts writing the buffered rows straight into their tables, in the background: one INSERT per table at once
-     * (the commit log with them), then {@code _walshadow_visible} advanced to the last commit drained. The stream
-     * goes on into fresh buffers meanwhile; one write is in flight at a time, and every path that needs the rows
-     * written (a step, the barrier, a full buffer) waits for it ({@link #awaitDirectWrite}).
+     * (the commit log with them), then, once the write before it has ended too, {@code _walshadow_visible} advanced
+     * to the last commit drained. The stream goes on into fresh buffers meanwhile; up to {@value #WRITES_IN_FLIGHT}
+     * writes are in flight (rows of two writes commute; the visible marks stay in order), and every path that needs
+     * the rows written (the barrier, a full buffer) waits for them ({@link #awaitDirectWrite}).
      */
     private void writeDirect() throws InterruptedException {
-        awaitDirectWrite();
+        while (directWritesInFlight() >= WRITES_IN_FLIGHT) {
+            awaitOldestDirectWrite();
+        }
         List<java.util.concurrent.Callable<Long>> inserts = new ArrayList<>();
         for (Stage st : stages.values()) {
             if (st.rows.size() > 0) {
@@ -1237,8 +1244,12 @@ final class ClickHouseSinkWriter implements CommittingSinkWriter<Drained, SinkBa
         }
         String visibleSql = visible;
         int n = inserts.size();
-        inFlight = directPool().submit(() -> {
+        java.util.concurrent.Future<long[]> before = inFlight.peekLast();
+        inFlight.addLast(directPool().submit(() -> {
             long bytes = runAll(inserts);
+            if (before != null) {
+                before.get(); // its rows and its visible mark first (its failure is this write's too)
+            }
             if (visibleSql != null) {
                 retry.call("INSERT INTO " + SinkTables.VISIBLE, () -> {
                     ch.execute(visibleSql);
@@ -1246,32 +1257,36 @@ final class ClickHouseSinkWriter implements CommittingSinkWriter<Drained, SinkBa
                 });
             }
             return new long[] {n, bytes};
-        });
+        }));
     }
 
-    /** Waits for the direct write in flight, if any, and fails as it did. */
+    /** Waits for the direct writes in flight, if any, and fails as the first failed one did. */
     private void awaitDirectWrite() throws InterruptedException {
-        if (inFlight == null) {
-            return;
+        while (!inFlight.isEmpty()) {
+            awaitOldestDirectWrite();
         }
+    }
+
+    private void awaitOldestDirectWrite() throws InterruptedException {
+        java.util.concurrent.Future<long[]> f = inFlight.pollFirst();
         try {
-            long[] done = inFlight.get();
+            long[] done = f.get();
             flushes.inc(done[0]);
             directWrites.inc(done[0]);
             bytesStaged.inc(done[1]);
         } catch (java.util.concurrent.ExecutionException e) {
+            inFlight.forEach(later -> later.cancel(true));
+            inFlight.clear();
             throw rethrow(e.getCause());
-        } finally {
-            inFlight = null;
         }
     }
 
-    /** Whether a direct write is in flight (one that ended is accounted for, or its failure thrown, here). */
-    private boolean directWriteInFlight() throws InterruptedException {
-        if (inFlight != null && inFlight.isDone()) {
-            awaitDirectWrite();
+    /** Direct writes in flight (those that ended are accounted for, or their failure thrown, here). */
+    private int directWritesInFlight() throws InterruptedException {
+        while (!inFlight.isEmpty() && inFlight.peekFirst().isDone()) {
+            awaitOldestDirectWrite();
         }
-        return inFlight != null;
+        return inFlight.size();
     }
 
     private static RuntimeException rethrow(Throwable cause) throws InterruptedException {
@@ -1309,7 +1324,7 @@ final class ClickHouseSinkWriter implements CommittingSinkWriter<Drained, SinkBa
                 return inserts.get(0).call();
             }
             long bytes = 0;
-            for (java.util.concurrent.Future<Long> f : directPool().invokeAll(inserts)) {
+            for (java.util.concurrent.Future<Long> f : insertPool.invokeAll(inserts)) {
                 bytes += f.get();
             }
             return bytes;
@@ -1324,13 +1339,18 @@ final class ClickHouseSinkWriter implements CommittingSinkWriter<Drained, SinkBa
 
     private java.util.concurrent.ExecutorService directPool() {
         if (directPool == null) {
-            directPool = java.util.concurrent.Executors.newFixedThreadPool(5, r -> {
-                Thread t = new Thread(r, "walshadow-direct-writes-" + sinkId);
-                t.setDaemon(true);
-                return t;
-            });
+            directPool = java.util.concurrent.Executors.newFixedThreadPool(WRITES_IN_FLIGHT, daemon("writes"));
+            insertPool = java.util.concurrent.Executors.newFixedThreadPool(8, daemon("inserts"));
         }
         return directPool;
+    }
+
+    private java.util.concurrent.ThreadFactory daemon(String what) {
+        return r -> {
+            Thread t = new Thread(r, "walshadow-direct-" + what + "-" + sinkId);
+            t.setDaemon(true);
+            return t;
+        };
     }
 
     /** The rows parked so far are staged after all: encoded again with the staging columns, one insert step each. */
@@ -1370,7 +1390,7 @@ final class ClickHouseSinkWriter implements CommittingSinkWriter<Drained, SinkBa
             if (parked) {
                 resumeDirect();
             }
-            if (direct && !inTransaction && (buffered > 0 || last != lastVisible) && !directWriteInFlight()) {
+            if (direct && !inTransaction && (buffered > 0 || last != lastVisible) && directWritesInFlight() < WRITES_IN_FLIGHT) {
                 try {
                     writeDirect();
                 } catch (ClickHouseException e) {
@@ -1496,6 +1516,7 @@ final class ClickHouseSinkWriter implements CommittingSinkWriter<Drained, SinkBa
     public void close() {
         if (directPool != null) {
             directPool.shutdownNow();
+            insertPool.shutdownNow();
         }
         ch.close();
     }
