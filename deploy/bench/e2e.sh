@@ -16,6 +16,9 @@
 #   deploy/bench/e2e.sh --walshadow checkpoint.interval=2s   override a job setting of ours (repeatable)
 #   deploy/bench/e2e.sh --latency --debezium poll.interval.ms=10   the latency reference: Debezium without its
 #                                                   500 ms waits (see DebeziumContender)
+#   deploy/bench/e2e.sh --latency --walshadow clickhouse.visibility=commit --walshadow checkpoint.interval=10s
+#                                                   rows written straight after each commit: visible as
+#                                                   _walshadow_visible passes them (target p99 <= 250 ms)
 #
 # Every option is described in the class comment. Throughput prints, per contender (medians over the rounds):
 # changes captured, seconds, rows/s, ratio to Debezium, time to the first change, JVM, walsender and ClickHouse

@@ -214,6 +214,7 @@ final class ClickHouseSinkWriter implements CommittingSinkWriter<Drained, SinkBa
     private final org.apache.flink.api.common.operators.ProcessingTimeService timers;
     private final Counter directWrites;
     private final Counter stagedForOrder;
+    private volatile long directVisibleLagMs = -1;
     /** Runs direct writes, and the INSERTs of one write at once (created with the first write). */
     private java.util.concurrent.ExecutorService directPool;
     /** Runs the INSERTs of direct writes, a few at once. */
@@ -299,6 +300,9 @@ final class ClickHouseSinkWriter implements CommittingSinkWriter<Drained, SinkBa
         partitionsMovedCopied = g.counter("partitions_moved_copied");
         partitionRowsLeft = g.counter("partition_rows_skipped_left_root");
         directWrites = g.counter("direct_writes");
+        // clickhouse.visibility=commit: the last direct write's commit -> visible (the committer's visible_lag_ms and
+        // commit_to_visible_ms follow the checkpointed batches)
+        g.gauge("direct_visible_lag_ms", () -> directVisibleLagMs);
         stagedForOrder = g.counter("batches_staged_for_order");
         timers = ctx.getProcessingTimeService();
         Counter retries = g.counter("writer_retries");
@@ -1244,6 +1248,7 @@ final class ClickHouseSinkWriter implements CommittingSinkWriter<Drained, SinkBa
         }
         String visibleSql = visible;
         int n = inserts.size();
+        long commitMs = visible == null ? -1 : io.walshadow.xact.PgTimestamps.toUnixMicros(last.commitTime()) / 1000;
         java.util.concurrent.Future<long[]> before = inFlight.peekLast();
         inFlight.addLast(directPool().submit(() -> {
             long bytes = runAll(inserts);
@@ -1256,7 +1261,7 @@ final class ClickHouseSinkWriter implements CommittingSinkWriter<Drained, SinkBa
                     return null;
                 });
             }
-            return new long[] {n, bytes};
+            return new long[] {n, bytes, commitMs < 0 ? -1 : Math.max(0, System.currentTimeMillis() - commitMs)};
         }));
     }
 
@@ -1271,6 +1276,9 @@ final class ClickHouseSinkWriter implements CommittingSinkWriter<Drained, SinkBa
         java.util.concurrent.Future<long[]> f = inFlight.pollFirst();
         try {
             long[] done = f.get();
+            if (done[2] >= 0) {
+                directVisibleLagMs = done[2];
+            }
             flushes.inc(done[0]);
             directWrites.inc(done[0]);
             bytesStaged.inc(done[1]);
