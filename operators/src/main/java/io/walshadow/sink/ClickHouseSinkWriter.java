@@ -214,6 +214,9 @@ final class ClickHouseSinkWriter implements CommittingSinkWriter<Drained, SinkBa
     private final org.apache.flink.api.common.operators.ProcessingTimeService timers;
     private final Counter directWrites;
     private final Counter stagedForOrder;
+    /** Rows that waited for the committer (parked), then written directly / staged after all. */
+    private final Counter parkedDirect;
+    private final Counter parkedStaged;
     private volatile long directVisibleLagMs = -1;
     /** Runs direct writes, and the INSERTs of one write at once (created with the first write). */
     private java.util.concurrent.ExecutorService directPool;
@@ -304,6 +307,8 @@ final class ClickHouseSinkWriter implements CommittingSinkWriter<Drained, SinkBa
         // commit_to_visible_ms follow the checkpointed batches)
         g.gauge("direct_visible_lag_ms", () -> directVisibleLagMs);
         stagedForOrder = g.counter("batches_staged_for_order");
+        parkedDirect = g.counter("rows_parked_written_directly");
+        parkedStaged = g.counter("rows_parked_staged");
         timers = ctx.getProcessingTimeService();
         Counter retries = g.counter("writer_retries");
         ch = options.connect();
@@ -1202,6 +1207,7 @@ final class ClickHouseSinkWriter implements CommittingSinkWriter<Drained, SinkBa
         if (max != null && !max.isEmpty() && Long.parseLong(max) >= awaitBatch) {
             parked = false;
             direct = true;
+            parkedDirect.inc(rows);
             LOG.info("sink {}: batch {} committed; rows are written directly again from batch {}", sinkId,
                     awaitBatch, batch);
         }
@@ -1364,6 +1370,9 @@ final class ClickHouseSinkWriter implements CommittingSinkWriter<Drained, SinkBa
     /** The rows parked so far are staged after all: encoded again with the staging columns, one insert step each. */
     private void unpark() {
         parked = false;
+        LOG.info("sink {}: batch {} waited for batch {} to be committed; its {} rows so far are staged instead", sinkId,
+                batch, awaitBatch, rows);
+        parkedStaged.inc(rows);
         buffered = 0;
         for (Stage st : stages.values()) {
             long n = st.rows.rows();
