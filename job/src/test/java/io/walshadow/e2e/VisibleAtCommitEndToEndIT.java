@@ -82,7 +82,7 @@ class VisibleAtCommitEndToEndIT {
     }
 
     /**
-     * A steady stream of one-row transactions while ALTERs come every 700 ms, with 1 s checkpoints: each ALTER stages
+     * A steady stream of one-row transactions while ALTERs come in pairs every 700 ms, with 1 s checkpoints: each ALTER stages
      * the rest of its batch, the next batch begins before the committer applied it, so its rows wait (parked) and are
      * then written directly or, when another ALTER or the barrier comes first, staged after all. Whatever the
      * interleaving, the end state equals PostgreSQL's.
@@ -109,8 +109,8 @@ class VisibleAtCommitEndToEndIT {
             }, "row-writer");
             writer.start();
             try (Connection c = e.connectPg(); Statement st = c.createStatement()) {
-                for (int k = 1; k <= 12; k++) {
-                    Thread.sleep(700);
+                for (int k = 1; k <= 18; k++) {
+                    Thread.sleep(k % 2 == 0 ? 700 : 40); // pairs: the second may come while rows wait
                     st.execute(k % 3 == 0 ? "ALTER TABLE " + s + ".t DROP COLUMN c" + (k - 1)
                             : "ALTER TABLE " + s + ".t ADD COLUMN c" + k + " int DEFAULT " + k);
                 }
