@@ -1214,11 +1214,6 @@ final class ClickHouseSinkWriter implements CommittingSinkWriter<Drained, SinkBa
     }
 
     /**
-     * Writes the buffered rows straight into their tables (each buffer in one INSERT, retried until it lands: a
-     * repeat writes byte-identical rows), then the commit log, then advances {@code _walshadow_visible} to the last
-     * commit drained.
-     */
-    /**
      * Starts writing the buffered rows straight into their tables, in the background: one INSERT per table at once
      * (the commit log with them), then, once the write before it has ended too, {@code _walshadow_visible} advanced
      * to the last commit drained. The stream goes on into fresh buffers meanwhile; up to {@value #WRITES_IN_FLIGHT}
