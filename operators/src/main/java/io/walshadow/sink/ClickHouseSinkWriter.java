@@ -79,7 +79,9 @@ import org.slf4j.LoggerFactory;
  * the rest of the batch down the staged path, and direct writes resume only at a batch that starts after the
  * committer finished every batch holding staged work (the watermark says so), so no row is ever written before a
  * step that precedes it, or replayed after one that follows it. {@code CREATE TABLE IF NOT EXISTS} is run at once.
- * A restored writer starts staged for the same reason. {@code _walshadow_committed} stays the checkpointed cut.
+ * Rows of a batch that starts while the committer is behind wait (parked) until it has caught up; a restored writer
+ * waits the same way for the newest batch with staged work its state names. {@code _walshadow_committed} stays the
+ * checkpointed cut.
  *
  * <p>Chunk rows of {@code pg_toast} relations go to their TOAST mirrors ({@link ToastMirror}) with the batch; an
  * owner's TRUNCATE empties its mirror in the same step; a dropped TOAST relation's mirror is emptied in the batch
