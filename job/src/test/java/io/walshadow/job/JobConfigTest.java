@@ -99,6 +99,27 @@ class JobConfigTest {
     }
 
     @Test
+    void visibility() {
+        assertFalse(JobConfig.from(concat(MINIMAL, "--clickhouse.url", "http://ch:8123"), Map.of()).clickhouse()
+                .visibleAtCommit(), "rows become visible at checkpoints by default");
+        var commit = JobConfig.from(concat(MINIMAL, "--clickhouse.url", "http://ch:8123", "--clickhouse.visibility",
+                "commit", "--clickhouse.visibility.interval", "250ms"), Map.of()).clickhouse();
+        assertTrue(commit.visibleAtCommit());
+        assertEquals(java.time.Duration.ofMillis(250), commit.directWrites());
+        assertEquals(java.time.Duration.ofMillis(100), JobConfig.from(concat(MINIMAL, "--clickhouse.url",
+                "http://ch:8123", "--clickhouse.visibility", "commit"), Map.of()).clickhouse().directWrites());
+        IllegalArgumentException bad = assertThrows(IllegalArgumentException.class, () -> JobConfig.from(
+                concat(MINIMAL, "--clickhouse.url", "http://ch:8123", "--clickhouse.visibility", "now"), Map.of()));
+        assertTrue(bad.getMessage().contains("--clickhouse.visibility must be checkpoint or commit, got 'now'"),
+                bad.getMessage());
+        IllegalArgumentException zero = assertThrows(IllegalArgumentException.class, () -> JobConfig.from(
+                concat(MINIMAL, "--clickhouse.url", "http://ch:8123", "--clickhouse.visibility", "commit",
+                        "--clickhouse.visibility.interval", "0ms"), Map.of()));
+        assertTrue(zero.getMessage().contains("clickhouse.visibility.interval must be between 1ms and 60s"),
+                zero.getMessage());
+    }
+
+    @Test
     void clickHouseSettings() {
         assertEquals(null, JobConfig.from(MINIMAL, Map.of()).clickhouse(), "no sink without --clickhouse.url");
         IllegalArgumentException none = assertThrows(IllegalArgumentException.class,
