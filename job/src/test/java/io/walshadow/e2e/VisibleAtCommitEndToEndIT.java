@@ -25,9 +25,7 @@ class VisibleAtCommitEndToEndIT {
     void rowsAppearBeforeTheirCheckpointAndStepsKeepTheirOrder() throws Exception {
         try (E2e e = new E2e("e2e_vis")) {
             String s = e.schema;
-            LocalPg.exec(e.pg, "CREATE TABLE " + s + ".t (id int PRIMARY KEY, v text, w int)");
-            e.flink.set(CheckpointingOptions.CHECKPOINTING_INTERVAL, Duration.ofSeconds(30));
-            e.start(e.config("--clickhouse.visibility", "commit", "--snapshot.mode", "never"), null, 0);
+            startVisibleAtCommit(e, "v text, w int", Duration.ofSeconds(30));
             Thread.sleep(3000); // the job's start; its first checkpoint is 30 s away
 
             List<Long> ms = new ArrayList<>();
@@ -93,9 +91,7 @@ class VisibleAtCommitEndToEndIT {
     void rowsWaitingForAStepKeepTheirOrder() throws Exception {
         try (E2e e = new E2e("e2e_vispark")) {
             String s = e.schema;
-            LocalPg.exec(e.pg, "CREATE TABLE " + s + ".t (id int PRIMARY KEY, n int NOT NULL)");
-            e.flink.set(CheckpointingOptions.CHECKPOINTING_INTERVAL, Duration.ofSeconds(1));
-            e.start(e.config("--clickhouse.visibility", "commit", "--snapshot.mode", "never"), null, 0);
+            startVisibleAtCommit(e, "n int NOT NULL", Duration.ofSeconds(1));
             java.util.concurrent.atomic.AtomicBoolean stop = new java.util.concurrent.atomic.AtomicBoolean();
             java.util.concurrent.atomic.AtomicReference<Throwable> error = new java.util.concurrent.atomic.AtomicReference<>();
             Thread writer = new Thread(() -> {
@@ -132,6 +128,13 @@ class VisibleAtCommitEndToEndIT {
                     + "; batches staged for order " + TestMetricReporter.value("batches_staged_for_order"));
             assertTrue(direct + staged > 0, "no row waited for the committer: the test missed what it is for");
         }
+    }
+
+    /** Table {@code t (id int PRIMARY KEY, <columns>)}, and the job on it with rows visible at commit. */
+    private static void startVisibleAtCommit(E2e e, String columns, Duration checkpoints) throws Exception {
+        LocalPg.exec(e.pg, "CREATE TABLE " + e.schema + ".t (id int PRIMARY KEY, " + columns + ")");
+        e.flink.set(CheckpointingOptions.CHECKPOINTING_INTERVAL, checkpoints);
+        e.start(e.config("--clickhouse.visibility", "commit", "--snapshot.mode", "never"), null, 0);
     }
 
     /**

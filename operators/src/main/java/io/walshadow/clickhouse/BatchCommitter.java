@@ -98,8 +98,8 @@ public final class BatchCommitter {
         steps.flushViews(viewTables(list));
         Faults.at("commit.finish");
         if (b.commits() > 0) {
-            steps.sql(SinkTables.visibleSql(db, b.sinkId(), b.lastCommitSeq(), b.lastCommitLsn(),
-                    commitSeconds(b.lastCommitTime()), b.batch()));
+            steps.sql(SinkTables.visibleSql(db, b.sinkId(), b.lastCommitSeq(), b.lastCommitLsn(), b.lastCommitTime(),
+                    b.batch()));
         }
         writeWatermark(b, 1);
         Faults.at("commit.cleanup");

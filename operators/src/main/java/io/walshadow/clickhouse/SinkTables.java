@@ -189,14 +189,20 @@ public final class SinkTables {
 
     /**
      * The row saying every commit up to {@code commitSeq} is in the destination tables (a repeat, or an older one
-     * written late, changes nothing: the table keeps the highest).
+     * written late, changes nothing: the table keeps the highest). {@code commitTime}: PostgreSQL's timestamp.
      */
-    public static String visibleSql(String db, String sinkId, long commitSeq, long commitLsn, long commitTimeSeconds,
+    public static String visibleSql(String db, String sinkId, long commitSeq, long commitLsn, long commitTime,
                                     long batch) {
         return "INSERT INTO " + quote(db) + "." + quote(VISIBLE) + " (sink, commit_seq, commit_lsn, commit_lsn_text,"
                 + " commit_time, batch, written_at) VALUES (" + ColumnCodec.quote(sinkId) + ", " + commitSeq + ", "
-                + commitLsn + ", '" + io.walshadow.wal.Lsn.format(commitLsn) + "', toDateTime(" + commitTimeSeconds
-                + ", 'UTC'), " + batch + ", now())";
+                + commitLsn + ", '" + io.walshadow.wal.Lsn.format(commitLsn) + "', toDateTime("
+                + BatchCommitter.commitSeconds(commitTime) + ", 'UTC'), " + batch + ", now())";
+    }
+
+    /** The newest batch of this sink the committer finished (empty: none yet). */
+    public static String lastFinishedBatchSql(String db, String sinkId) {
+        return "SELECT max(batch) FROM " + quote(db) + "." + quote(WATERMARK) + " WHERE sink = "
+                + ColumnCodec.quote(sinkId) + " AND phase = 1";
     }
 
     /** All rows of one batch that one attempt staged, whatever their segment. */

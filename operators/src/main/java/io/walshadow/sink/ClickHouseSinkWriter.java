@@ -220,14 +220,15 @@ final class ClickHouseSinkWriter implements CommittingSinkWriter<Drained, SinkBa
     private final Counter parkedDirect;
     private final Counter parkedStaged;
     private volatile long directVisibleLagMs = -1;
-    /** Runs direct writes, and the INSERTs of one write at once (created with the first write). */
+    /** Runs the direct write in flight (created with the first write). */
     private java.util.concurrent.ExecutorService directPool;
-    /** Runs the INSERTs of direct writes, a few at once. */
+    /** Runs the INSERTs of a direct write, a few at once. */
     private java.util.concurrent.ExecutorService insertPool;
-    /** The direct writes in flight, oldest first (each: INSERTs and bytes written). */
-    private final java.util.ArrayDeque<java.util.concurrent.Future<long[]>> inFlight = new java.util.ArrayDeque<>();
-    /** Direct writes in flight at most: the next one's rows go while the last one's are still on their way. */
-    private static final int WRITES_IN_FLIGHT = 1;
+    /**
+     * The direct write in flight, null when none: INSERTs, bytes written, commit -> visible ms (-1: no commit). One
+     * at a time: two in flight measured slower on a shared ClickHouse (more, smaller parts at once).
+     */
+    private java.util.concurrent.Future<long[]> inFlight;
 
     private static final class Stage {
         final String name;
@@ -425,7 +426,7 @@ final class ClickHouseSinkWriter implements CommittingSinkWriter<Drained, SinkBa
                 commit((DrainedCommit) d);
             }
             if (direct && !inTransaction && timers.getCurrentProcessingTime() - lastDirectWrite
-                    >= options.directWrites().toMillis() && directWritesInFlight() < WRITES_IN_FLIGHT) {
+                    >= options.directWrites().toMillis() && !directWriteInFlight()) {
                 writeDirect();
             } else if (buffered >= options.flushBytes()) {
                 if (parked) {
@@ -1050,21 +1051,21 @@ final class ClickHouseSinkWriter implements CommittingSinkWriter<Drained, SinkBa
 
     /** While writing directly: runs CREATE TABLE steps at once; any other step ends direct writes (see the class). */
     private void directStep(List<SinkStep> ddl) throws InterruptedException {
-            if (ddl.stream().allMatch(st -> st instanceof SinkStep.CreateTable)) {
-                for (SinkStep st : ddl) {
-                    // IF NOT EXISTS: before the rows that need it, and harmless when a replay runs it again
-                    executor.execute(st, batch, attempt, sinkId + "-" + batch + "-create");
-                }
-                ddlSteps.inc(ddl.size());
-                return;
+        if (ddl.stream().allMatch(st -> st instanceof SinkStep.CreateTable)) {
+            for (SinkStep st : ddl) {
+                // IF NOT EXISTS: before the rows that need it, and harmless when a replay runs it again
+                executor.execute(st, batch, attempt, sinkId + "-" + batch + "-create");
             }
-            // a step that does not commute with the rows around it: the rows before it are written now, the step
-            // and everything after it in this batch are staged, and committed in order after the checkpoint
-            writeDirect();
-            direct = false;
-            stagedForOrder.inc();
-            LOG.info("sink {}: {} at batch {} is applied after the checkpoint; rows are staged until the committer"
-                    + " has applied it", sinkId, ddl.get(0).getClass().getSimpleName(), batch);
+            ddlSteps.inc(ddl.size());
+            return;
+        }
+        // a step that does not commute with the rows around it: the rows before it are written now, the step
+        // and everything after it in this batch are staged, and committed in order after the checkpoint
+        writeDirect();
+        direct = false;
+        stagedForOrder.inc();
+        LOG.info("sink {}: {} at batch {} is applied after the checkpoint; rows are staged until the committer"
+                + " has applied it", sinkId, ddl.get(0).getClass().getSimpleName(), batch);
     }
 
     private void addSteps(List<SinkStep> ddl) {
@@ -1202,9 +1203,7 @@ final class ClickHouseSinkWriter implements CommittingSinkWriter<Drained, SinkBa
             return;
         }
         nextAwaitPoll = now + 20;
-        String q = "SELECT max(batch) FROM " + DestinationSchema.quote(ch.database()) + "."
-                + DestinationSchema.quote(SinkTables.WATERMARK) + " WHERE sink = " + ColumnCodec.quote(sinkId)
-                + " AND phase = 1";
+        String q = SinkTables.lastFinishedBatchSql(ch.database(), sinkId);
         String max = retry.call(q, () -> ch.queryString(q));
         if (max != null && !max.isEmpty() && Long.parseLong(max) >= awaitBatch) {
             parked = false;
@@ -1217,15 +1216,12 @@ final class ClickHouseSinkWriter implements CommittingSinkWriter<Drained, SinkBa
 
     /**
      * Starts writing the buffered rows straight into their tables, in the background: one INSERT per table at once
-     * (the commit log with them), then, once the write before it has ended too, {@code _walshadow_visible} advanced
-     * to the last commit drained. The stream goes on into fresh buffers meanwhile; up to {@value #WRITES_IN_FLIGHT}
-     * writes are in flight (rows of two writes commute; the visible marks stay in order), and every path that needs
-     * the rows written (the barrier, a full buffer) waits for them ({@link #awaitDirectWrite}).
+     * (the commit log with them), then {@code _walshadow_visible} advanced to the last commit drained. The stream
+     * goes on into fresh buffers meanwhile; a write waits for the one before it, and every path that needs the rows
+     * written (the barrier, a full buffer) waits for it ({@link #awaitDirectWrite}).
      */
     private void writeDirect() throws InterruptedException {
-        while (directWritesInFlight() >= WRITES_IN_FLIGHT) {
-            awaitOldestDirectWrite();
-        }
+        awaitDirectWrite();
         List<java.util.concurrent.Callable<Long>> inserts = new ArrayList<>();
         for (Stage st : stages.values()) {
             if (st.rows.size() > 0) {
@@ -1243,7 +1239,7 @@ final class ClickHouseSinkWriter implements CommittingSinkWriter<Drained, SinkBa
         String visible = null;
         if (last != null && last != lastVisible) {
             visible = SinkTables.visibleSql(ch.database(), sinkId, last.commitSeq(), last.commitLsn(),
-                    io.walshadow.clickhouse.BatchCommitter.commitSeconds(last.commitTime()), batch);
+                    last.commitTime(), batch);
             lastVisible = last;
         }
         if (inserts.isEmpty() && visible == null) {
@@ -1252,12 +1248,8 @@ final class ClickHouseSinkWriter implements CommittingSinkWriter<Drained, SinkBa
         String visibleSql = visible;
         int n = inserts.size();
         long commitMs = visible == null ? -1 : io.walshadow.xact.PgTimestamps.toUnixMicros(last.commitTime()) / 1000;
-        java.util.concurrent.Future<long[]> before = inFlight.peekLast();
-        inFlight.addLast(directPool().submit(() -> {
+        inFlight = directPool().submit(() -> {
             long bytes = runAll(inserts);
-            if (before != null) {
-                before.get(); // its rows and its visible mark first (its failure is this write's too)
-            }
             if (visibleSql != null) {
                 retry.call("INSERT INTO " + SinkTables.VISIBLE, () -> {
                     ch.execute(visibleSql);
@@ -1265,18 +1257,16 @@ final class ClickHouseSinkWriter implements CommittingSinkWriter<Drained, SinkBa
                 });
             }
             return new long[] {n, bytes, commitMs < 0 ? -1 : Math.max(0, System.currentTimeMillis() - commitMs)};
-        }));
+        });
     }
 
-    /** Waits for the direct writes in flight, if any, and fails as the first failed one did. */
+    /** Waits for the direct write in flight, if any, and fails as it did. */
     private void awaitDirectWrite() throws InterruptedException {
-        while (!inFlight.isEmpty()) {
-            awaitOldestDirectWrite();
+        if (inFlight == null) {
+            return;
         }
-    }
-
-    private void awaitOldestDirectWrite() throws InterruptedException {
-        java.util.concurrent.Future<long[]> f = inFlight.pollFirst();
+        java.util.concurrent.Future<long[]> f = inFlight;
+        inFlight = null;
         try {
             long[] done = f.get();
             if (done[2] >= 0) {
@@ -1286,18 +1276,16 @@ final class ClickHouseSinkWriter implements CommittingSinkWriter<Drained, SinkBa
             directWrites.inc(done[0]);
             bytesStaged.inc(done[1]);
         } catch (java.util.concurrent.ExecutionException e) {
-            inFlight.forEach(later -> later.cancel(true));
-            inFlight.clear();
             throw rethrow(e.getCause());
         }
     }
 
-    /** Direct writes in flight (those that ended are accounted for, or their failure thrown, here). */
-    private int directWritesInFlight() throws InterruptedException {
-        while (!inFlight.isEmpty() && inFlight.peekFirst().isDone()) {
-            awaitOldestDirectWrite();
+    /** Whether a direct write is in flight (one that ended is accounted for, or its failure thrown, here). */
+    private boolean directWriteInFlight() throws InterruptedException {
+        if (inFlight != null && inFlight.isDone()) {
+            awaitDirectWrite();
         }
-        return inFlight.size();
+        return inFlight != null;
     }
 
     private static RuntimeException rethrow(Throwable cause) throws InterruptedException {
@@ -1350,7 +1338,7 @@ final class ClickHouseSinkWriter implements CommittingSinkWriter<Drained, SinkBa
 
     private java.util.concurrent.ExecutorService directPool() {
         if (directPool == null) {
-            directPool = java.util.concurrent.Executors.newFixedThreadPool(WRITES_IN_FLIGHT, daemon("writes"));
+            directPool = java.util.concurrent.Executors.newSingleThreadExecutor(daemon("writes"));
             insertPool = java.util.concurrent.Executors.newFixedThreadPool(8, daemon("inserts"));
         }
         return directPool;
@@ -1375,9 +1363,7 @@ final class ClickHouseSinkWriter implements CommittingSinkWriter<Drained, SinkBa
             long n = st.rows.rows();
             if (n > 0) {
                 int seg = segmentFor(st, st.dest);
-                RowBinaryBuffer staged = new RowBinaryBuffer(st.rows.size() + (int) n * 20);
-                st.rows.copyRowsTo(staged, b -> SinkTables.stagingSuffix(b, batch, seg, attempt));
-                st.rows.replaceWith(staged);
+                restage(st.rows, seg);
                 PendingInsert ins = new PendingInsert(st.dest, st.name, st.columns, seg);
                 ins.rows = n;
                 st.insert = ins;
@@ -1386,12 +1372,17 @@ final class ClickHouseSinkWriter implements CommittingSinkWriter<Drained, SinkBa
             buffered += st.rows.size();
         }
         if (commitLog.rows() > 0) {
-            RowBinaryBuffer staged = new RowBinaryBuffer(commitLog.size() + (int) commitLog.rows() * 20);
-            commitLog.copyRowsTo(staged, b -> SinkTables.stagingSuffix(b, batch, 0, attempt));
             stagedCommits += commitLog.rows();
-            commitLog.replaceWith(staged);
+            restage(commitLog, 0);
         }
         buffered += commitLog.size();
+    }
+
+    /** Rows encoded for a direct write, encoded again with this batch's staging columns for {@code segment}. */
+    private void restage(RowBinaryBuffer rows, int segment) {
+        RowBinaryBuffer staged = new RowBinaryBuffer(rows.size() + (int) rows.rows() * 20);
+        rows.copyRowsTo(staged, b -> SinkTables.stagingSuffix(b, batch, segment, attempt));
+        rows.replaceWith(staged);
     }
 
     /**
@@ -1404,7 +1395,7 @@ final class ClickHouseSinkWriter implements CommittingSinkWriter<Drained, SinkBa
             if (parked) {
                 resumeDirect();
             }
-            if (direct && !inTransaction && (buffered > 0 || last != lastVisible) && directWritesInFlight() < WRITES_IN_FLIGHT) {
+            if (direct && !inTransaction && (buffered > 0 || last != lastVisible) && !directWriteInFlight()) {
                 try {
                     writeDirect();
                 } catch (ClickHouseException e) {

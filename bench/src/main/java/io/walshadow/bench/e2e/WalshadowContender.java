@@ -409,8 +409,7 @@ public final class WalshadowContender implements Contender {
             E2eBenchmark.log("  " + name() + " capture " + n + ": " + poller.batches + " batches visible, suspended");
             long last = poller.lastBatch;
             try (ClickHouseConnection ch = adminConnection()) { // batches committed after the poller's last poll
-                String m = ch.queryString("SELECT max(batch) FROM `" + db + "`.`" + SinkTables.WATERMARK + "` WHERE sink"
-                        + " = '" + SINK_ID + "' AND phase = 1");
+                String m = ch.queryString(SinkTables.lastFinishedBatchSql(db, SINK_ID));
                 if (m != null && !m.isEmpty()) {
                     last = Math.max(last, Long.parseLong(m));
                 }
