@@ -27,7 +27,7 @@ import org.apache.flink.util.TimeUtils;
 public record JobConfig(PgConnectionConfig pg, WalSourceOptions source, String include, String exclude,
                         Duration checkpointInterval, String checkpointDir, Duration progressInterval,
                         Set<String> preparedDrop, ClickHouseSinkOptions clickhouse, long bufferHeapBytes,
-                        long bufferHeapFamilyBytes, ToastResolver.Mode toastMode, long toastValueMaxBytes,
+                        long bufferHeapFamilyBytes, int bufferParallelism, ToastResolver.Mode toastMode, long toastValueMaxBytes,
                         long toastFetchBatchBytes, ToastResolver.Missing toastMissing, SnapshotOptions snapshot, boolean allowUnmatchedInclude,
                         boolean resetClickHouse, io.walshadow.types.UndecodableColumns undecodable,
                         boolean partitionRoots, LocalEndpoints local) {
@@ -99,13 +99,22 @@ public record JobConfig(PgConnectionConfig pg, WalSourceOptions source, String i
                         toastMode == ToastResolver.Mode.CLICKHOUSE,
                         CatalogFilter.parse(include, exclude).withPartitionRoots(partitionRoots).spec()),
                 nonNegative(p, JobOptions.XACT_BUFFER_HEAP_BYTES),
-                nonNegative(p, JobOptions.XACT_BUFFER_HEAP_FAMILY_BYTES),
+                nonNegative(p, JobOptions.XACT_BUFFER_HEAP_FAMILY_BYTES), bufferParallelism(p),
                 toastMode, toastMax, positive(p, JobOptions.TOAST_FETCH_BATCH_BYTES),
                 toastMissing(p), snapshot(p), bool(p, JobOptions.TABLES_ALLOW_UNMATCHED), bool(p, JobOptions.CLICKHOUSE_RESET),
                 io.walshadow.types.UndecodableColumns.parse(string(p, JobOptions.TYPES_UNDECODABLE),
                         string(p, JobOptions.TYPES_UNDECODABLE_COLUMNS)), partitionRoots,
                 new LocalEndpoints(port(p, JobOptions.LOCAL_WEB_PORT), port(p, JobOptions.LOCAL_METRICS_PORT),
                         restorePath(p)));
+    }
+
+    private static int bufferParallelism(ParameterTool p) {
+        long n = positive(p, JobOptions.XACT_BUFFER_PARALLELISM);
+        if (n > WalshadowJob.BUFFER_MAX_PARALLELISM) {
+            throw new IllegalArgumentException("setting --" + JobOptions.XACT_BUFFER_PARALLELISM.key() + " too large: "
+                    + n + " (at most " + WalshadowJob.BUFFER_MAX_PARALLELISM + ", the buffer's key groups)");
+        }
+        return (int) n;
     }
 
     /** The table filter these settings describe (patterns and how partitions replicate). */

@@ -92,6 +92,9 @@ public final class JobOptions {
     public static final ConfigOption<Long> XACT_BUFFER_HEAP_FAMILY_BYTES = ConfigOptions.key("xact.buffer.heap.family.bytes").longType()
             .defaultValue(XactBuffer.DEFAULT_HEAP_FAMILY_BYTES)
             .withDescription("size from which one open transaction goes to RocksDB (every open one goes there at each checkpoint anyway)");
+    public static final ConfigOption<Long> XACT_BUFFER_PARALLELISM = ConfigOptions.key("xact.buffer.parallelism").longType()
+            .defaultValue(1L)
+            .withDescription("subtasks of the transaction buffer (at most " + WalshadowJob.BUFFER_MAX_PARALLELISM + "), each holding the open transactions of its share of xids; their drains go back into commit order before the TOAST stage and the sink, which run with parallelism 1. A savepoint restores at any value");
     public static final ConfigOption<String> TOAST_MODE = ConfigOptions.key("toast.mode").stringType()
             .defaultValue("clickhouse")
             .withDescription("`clickhouse`: chunks are mirrored in ClickHouse (`pg_toast_<oid>` tables) and values of earlier transactions fetched from there; `disabled`: only values written in the same transaction resolve, others are delivered NULL/empty and counted (`toast_values_filled_default`)");
@@ -170,7 +173,7 @@ public final class JobOptions {
             TABLES_INCLUDE, TABLES_ALLOW_UNMATCHED, TABLES_EXCLUDE, TABLES_PARTITIONS, TABLES_PARTITIONS_DETACHED, SLOT, SLOT_CREATE, STATUS_INTERVAL_MS,
             FETCH_MAX_RECORDS, CHECKPOINT_INTERVAL, CHECKPOINT_DIR, PROGRESS_INTERVAL, LOCAL_WEB_PORT, LOCAL_METRICS_PORT, LOCAL_RESTORE_FROM,
             XACT_PREPARED_DROP,
-            XACT_BUFFER_HEAP_BYTES, XACT_BUFFER_HEAP_FAMILY_BYTES, TOAST_MODE, TOAST_MISSING,
+            XACT_BUFFER_HEAP_BYTES, XACT_BUFFER_HEAP_FAMILY_BYTES, XACT_BUFFER_PARALLELISM, TOAST_MODE, TOAST_MISSING,
             TOAST_VALUE_MAX_BYTES, TOAST_FETCH_BATCH_BYTES, TYPES_UNDECODABLE, TYPES_UNDECODABLE_COLUMNS, SNAPSHOT_MODE, SNAPSHOT_PARALLELISM,
             SNAPSHOT_CHUNK_PAGES, SNAPSHOT_FETCH_ROWS, CLICKHOUSE_URL, CLICKHOUSE_USER,
             CLICKHOUSE_PASSWORD_FILE, CLICKHOUSE_DATABASE, CLICKHOUSE_SSLROOTCERT, CLICKHOUSE_SINK_ID,

@@ -2,6 +2,7 @@ package io.walshadow.job;
 
 import io.walshadow.buffer.XactBuffer;
 import io.walshadow.buffer.XactBufferOperator;
+import io.walshadow.buffer.CommitOrderOperator;
 import io.walshadow.change.BufferEvent;
 import io.walshadow.buffer.Drained;
 import io.walshadow.decoder.WalDecoderFunction;
@@ -45,6 +46,12 @@ public final class WalshadowJob {
     static final String UID_TOAST = "toast";
     static final String UID_SINK = "clickhouse-sink";
     static final String UID_SNAPSHOT = "snapshot-source";
+    static final String UID_COMMIT_ORDER = "commit-order";
+    /**
+     * Key groups of the transaction buffer: the most subtasks it can run at. Set rather than derived, so the decoder
+     * knows how xids spread over subtasks; the value Flink derives at parallelism 1, so earlier savepoints restore.
+     */
+    public static final int BUFFER_MAX_PARALLELISM = 128;
 
     private WalshadowJob() {}
 
@@ -103,8 +110,8 @@ public final class WalshadowJob {
         StartPoint.Bootstrapped boot = startPoint(env, config);
         StartPoint start = boot.start();
         boolean seeding = config.snapshot().enabled() && ch.toastMirrors();
-        // One key: the TOAST stage keeps its chunks in keyed (RocksDB) state, on the drain order of the buffer's
-        // single subtask, so the stream is declared keyed rather than shuffled (and stays chained).
+        // One key: the TOAST stage keeps its chunks in keyed (RocksDB) state, in the commit order the commit-order
+        // operator restored, so the stream is declared keyed rather than shuffled (and stays chained).
         DataStreamUtils.reinterpretAsKeyedStream(transactionBuffer(env, config, boot), d -> ToastStage.KEY, Types.INT)
                 .transform("TOAST", DrainedSerializer.typeInfo(), new ToastOperator(new ToastStage(config.toastMode(),
                         config.toastMissing(), config.toastValueMaxBytes(), config.toastFetchBatchBytes(), ch, config.pg(),
@@ -158,7 +165,8 @@ public final class WalshadowJob {
                         WatermarkStrategy.noWatermarks(), "WAL source")
                 .uid(UID_SOURCE).setParallelism(1)
                 .process(new WalDecoderFunction(config.pg(), config.include(), config.exclude(), start, boot.catalog())
-                        .withUndecodable(config.undecodable()).withPartitionRoots(config.partitionRoots()))
+                        .withUndecodable(config.undecodable()).withPartitionRoots(config.partitionRoots())
+                        .withBufferParallelism(config.bufferParallelism(), BUFFER_MAX_PARALLELISM))
                 .returns(BufferEventSerializer.typeInfo())
                 .uid(UID_DECODER).name("decoder").setParallelism(1);
         SnapshotOptions snap = config.snapshot();
@@ -170,12 +178,17 @@ public final class WalshadowJob {
                             .withPartitionRoots(config.partitionRoots()), WatermarkStrategy.noWatermarks(), "initial snapshot")
                     .uid(UID_SNAPSHOT).setParallelism(snap.parallelism()));
         }
-        return events
+        int buffers = config.bufferParallelism();
+        SingleOutputStreamOperator<Drained> drained = events
                 .keyBy(BufferEvent::topXid, Types.INT)
                 // the operator around the function lists and drops prepared transactions at start-up
                 .transform("transaction buffer", DrainedSerializer.typeInfo(),
                         new XactBufferOperator(new XactBuffer(config.pg(), true, config.bufferHeapBytes(),
-                                config.bufferHeapFamilyBytes()), config.preparedDrop()))
-                .uid(UID_BUFFER).setParallelism(1);
+                                config.bufferHeapFamilyBytes()).withOrderMarkers(), config.preparedDrop()))
+                .uid(UID_BUFFER).setParallelism(buffers);
+        drained.setMaxParallelism(BUFFER_MAX_PARALLELISM);
+        // always there (chained at parallelism 1), so a savepoint of any parallelism restores at any other
+        return drained.transform("commit order", DrainedSerializer.typeInfo(), new CommitOrderOperator(buffers))
+                .uid(UID_COMMIT_ORDER).setParallelism(1);
     }
 }

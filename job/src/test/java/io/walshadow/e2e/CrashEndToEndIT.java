@@ -9,7 +9,8 @@ import io.walshadow.testing.LocalPg;
 import java.sql.Connection;
 import java.time.Duration;
 import java.util.Map;
-import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * PostgreSQL crashes ({@code pg_ctl stop -m immediate}) while transactions are open: they end without an abort
@@ -21,14 +22,17 @@ import org.junit.jupiter.api.Test;
 @org.junit.jupiter.api.Tag("faults")
 @ExpectedFaults("the job killed mid-stream and restored from its checkpoint")
 class CrashEndToEndIT {
-    @Test
-    void transactionsCutOffByAPostgresCrashAreDiscardedAndAPreparedOneSurvives() throws Exception {
+    /** At buffer parallelism 2 the horizon reaches both subtasks, whichever holds the cut-off family. */
+    @ParameterizedTest(name = "buffer parallelism {0}")
+    @ValueSource(ints = {1, 2})
+    void transactionsCutOffByAPostgresCrashAreDiscardedAndAPreparedOneSurvives(int buffers) throws Exception {
         try (E2e e = new E2e("e2e_crash")) {
             String s = e.schema;
             String gid = "crash_" + e.name;
             LocalPg.exec(e.pg, "CREATE TABLE " + s + ".t (id int PRIMARY KEY, v text)");
-            TestMetricReporter.METRICS.clear();
-            e.start(e.config("--checkpoint.interval", "1s"), null, 100);
+            TestMetricReporter.clear();
+            e.start(e.config("--checkpoint.interval", "1s", "--xact.buffer.parallelism", String.valueOf(buffers)), null,
+                    100);
             e.awaitCaughtUp(Duration.ofMinutes(2));
             LocalPg.exec(e.pg, "INSERT INTO " + s + ".t SELECT g, 'before' FROM generate_series(1, 100) g");
             Connection open = LocalPg.connect();
@@ -40,7 +44,7 @@ class CrashEndToEndIT {
                     + " 2049) g", "PREPARE TRANSACTION '" + gid + "'");
             FlinkTestJobs.awaitTrue(() -> "the open transaction is buffered", Duration.ofMinutes(1), () -> {
                 e.failFastIfAJobFailed();
-                return TestMetricReporter.value("buffered_changes") >= 300;
+                return TestMetricReporter.sum("buffered_changes") >= 300;
             });
             Thread.sleep(2_000); // a checkpoint holds the open family: the restarted job restores it
             E2e.stack("pg-crash");
@@ -51,13 +55,14 @@ class CrashEndToEndIT {
                     "CHECKPOINT"); // logs RUNNING_XACTS
             FlinkTestJobs.awaitTrue(() -> "the cut-off transaction is discarded", Duration.ofMinutes(3), () -> {
                 e.failFastIfAJobFailed();
-                return TestMetricReporter.value("cut_off_transactions_discarded") >= 1;
+                return TestMetricReporter.sum("cut_off_transactions_discarded") >= 1;
             });
             LocalPg.exec(e.pg, "COMMIT PREPARED '" + gid + "'");
             e.awaitCaughtUp(Duration.ofMinutes(3));
             Map<String, Integer> compared = e.assertAllTablesEqual();
             assertEquals(250, compared.get("t"), "before, after and the prepared rows; none of the cut-off ones");
-            assertEquals(0, TestMetricReporter.value("in_flight_transactions"), "nothing left in the buffer");
+            assertEquals(0, TestMetricReporter.sum("in_flight_transactions"), "nothing left in the buffer "
+                    + TestMetricReporter.bySubtask("in_flight_transactions"));
         }
     }
 }

@@ -21,14 +21,18 @@ import org.junit.jupiter.params.provider.CsvSource;
  * {@code target/ddl-fuzz-<seed>.sql}; rerun one seed with {@code -Dtest='DdlFuzzEndToEndIT' -Dwalshadow.fuzz.seed=N}.
  * Seeds 4 and 5 run with rows written straight after each commit ({@code clickhouse.visibility commit}), where every
  * DDL statement sends the rest of its batch down the staged path and rows of the next batch park until it is applied.
+ * Seeds 6 and 7 run the transaction buffer on two subtasks (consecutive transactions, DDL among them, drained by
+ * different subtasks and put back into commit order) and restore the checkpoint at another parallelism.
  */
 @ExpectedFaults("the job killed and restored amid random DDL")
 class DdlFuzzEndToEndIT {
     static final int STATEMENTS = 240;
 
-    @ParameterizedTest(name = "seed {0}, visibility {1}")
-    @CsvSource({"1, checkpoint", "2, checkpoint", "3, checkpoint", "4, commit", "5, commit"})
-    void randomDdlAndDmlEndEqualToPostgres(long seed, String visibility) throws Exception {
+    @ParameterizedTest(name = "seed {0}, visibility {1}, buffer parallelism {2} then {3}")
+    @CsvSource({"1, checkpoint, 1, 1", "2, checkpoint, 1, 1", "3, checkpoint, 1, 1", "4, commit, 1, 1", "5, commit, 1, 1",
+            "6, checkpoint, 2, 3", "7, commit, 2, 1"})
+    void randomDdlAndDmlEndEqualToPostgres(long seed, String visibility, int buffers, int buffersRestored)
+            throws Exception {
         String only = System.getProperty("walshadow.fuzz.seed");
         if (only != null && Long.parseLong(only) != seed) {
             return;
@@ -37,11 +41,13 @@ class DdlFuzzEndToEndIT {
             DdlFuzz fuzz = new DdlFuzz(e.pg, e.schema, seed);
             try {
                 fuzz.setup();
-                JobClient job = e.start("--clickhouse.visibility", visibility);
+                JobClient job = e.start("--clickhouse.visibility", visibility, "--xact.buffer.parallelism",
+                        String.valueOf(buffers));
                 fuzz.run(STATEMENTS / 3);
                 job.cancel().get(); // killed: no savepoint; its latest checkpoint is somewhere in the first third
                 fuzz.run(STATEMENTS / 3);
-                e.start(e.config("--clickhouse.visibility", visibility), FlinkTestJobs.latestCheckpoint(e.checkpoints), 0);
+                e.start(e.config("--clickhouse.visibility", visibility, "--xact.buffer.parallelism",
+                        String.valueOf(buffersRestored)), FlinkTestJobs.latestCheckpoint(e.checkpoints), 0);
                 fuzz.run(STATEMENTS - fuzz.statements());
                 e.awaitCaughtUp(Duration.ofSeconds(240));
                 e.assertAllTablesEqual();

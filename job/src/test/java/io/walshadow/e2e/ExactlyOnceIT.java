@@ -66,7 +66,16 @@ class ExactlyOnceIT {
 
     @Test
     void failuresAtRandomPointsLoseAndDoubleNothing() throws Exception {
-        run(POINTS);
+        run(POINTS, new String[0], new String[0]);
+    }
+
+    /**
+     * The same with the transaction buffer on two subtasks (their drains put back into commit order), and the
+     * savepoint restored on one.
+     */
+    @Test
+    void failuresAtRandomPointsLoseAndDoubleNothingWithAParallelBufferRescaledAtTheRestore() throws Exception {
+        run(POINTS, new String[] {"--xact.buffer.parallelism", "2"}, new String[] {"--xact.buffer.parallelism", "1"});
     }
 
     /**
@@ -76,10 +85,12 @@ class ExactlyOnceIT {
      */
     @Test
     void failuresAtRandomPointsLoseAndDoubleNothingWithRowsVisibleAtCommit() throws Exception {
-        run(POINTS.stream().filter(p -> !p.equals("commit.step")).toList(), "--clickhouse.visibility", "commit");
+        String[] commit = {"--clickhouse.visibility", "commit"};
+        run(POINTS.stream().filter(p -> !p.equals("commit.step")).toList(), commit, commit);
     }
 
-    private void run(List<String> points, String... options) throws Exception {
+    /** @param restored the options of the job restored from the final savepoint */
+    private void run(List<String> points, String[] options, String[] restored) throws Exception {
         long seed = System.nanoTime();
         Random rnd = new Random(seed);
         try (E2e e = new E2e("e2e_eo")) {
@@ -163,7 +174,7 @@ class ExactlyOnceIT {
                 }
             }
             Thread.sleep(2000);
-            JobClient second = e.start(e.config(options), Path.of(java.net.URI.create(savepoint)), 0);
+            JobClient second = e.start(e.config(restored), Path.of(java.net.URI.create(savepoint)), 0);
             Thread.sleep(3000);
             stop.set(true);
             for (Thread t : workers) {

@@ -20,4 +20,18 @@ public record DrainedCommit(long commitSeq, long commitLsn, long fullXid, long c
     public DrainedCommit {
         relations = List.copyOf(relations);
     }
+
+    /**
+     * The end of a commit that drained nothing and changed no replicated schema: only there to tell
+     * {@link CommitOrderOperator} that this commit sequence number is done (it cannot tell a commit that produced
+     * nothing from one still on its way from another buffer subtask). It never goes past that operator.
+     */
+    public static DrainedCommit orderOnly(long commitSeq, long commitLsn, long fullXid, long commitTime) {
+        return new DrainedCommit(commitSeq, commitLsn, fullXid, commitTime, null, 0, 0, List.of(), false);
+    }
+
+    /** Whether this is an {@link #orderOnly} end (a real one has a first LSN or a schema change). */
+    public boolean isOrderOnly() {
+        return firstLsn == 0 && !schemaChange && changes == 0 && relations.isEmpty();
+    }
 }

@@ -126,6 +126,9 @@ public final class XactBuffer extends KeyedProcessFunction<Integer, BufferEvent,
         }
     }
 
+    /** Whether a commit that drains nothing still says so ({@link DrainedCommit#orderOnly}). */
+    private boolean orderMarkers;
+
     private transient Map<Integer, HeapFamily> heap;
     /** Only {@link XactBufferOperator} spills the heap before a barrier; run without it, nothing stays on the heap. */
     private transient boolean heapTier;
@@ -182,6 +185,15 @@ public final class XactBuffer extends KeyedProcessFunction<Integer, BufferEvent,
         this.discardAtSubxactAbort = discardAtSubxactAbort;
         this.heapBudgetBytes = heapBudgetBytes;
         this.heapFamilyBytes = heapFamilyBytes;
+    }
+
+    /**
+     * This buffer with an {@link DrainedCommit#orderOnly} end for every commit that drains nothing, for a
+     * {@link CommitOrderOperator} behind it (which must see every commit sequence number to restore the order).
+     */
+    public XactBuffer withOrderMarkers() {
+        this.orderMarkers = true;
+        return this;
     }
 
     @Override
@@ -492,7 +504,10 @@ public final class XactBuffer extends KeyedProcessFunction<Integer, BufferEvent,
         long time = c.xactTime();
         if (m == null && !schemaChange) {
             // Nothing of this family was buffered (read-only, or only tables not replicated) and no replicated
-            // relation's schema changed: nothing to emit.
+            // relation's schema changed: nothing to emit but the commit order's marker.
+            if (orderMarkers) {
+                out.collect(DrainedCommit.orderOnly(seqNo, lsn, fullXid, time));
+            }
             return;
         }
         // by oid while draining (a name per row would cost a string per row), sorted names at the end

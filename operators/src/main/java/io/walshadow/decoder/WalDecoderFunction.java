@@ -84,6 +84,8 @@ public final class WalDecoderFunction extends ProcessFunction<XLogRecord, Buffer
     /** What to do with columns whose type has no decoder ({@code types.undecodable}). */
     private UndecodableColumns undecodable = UndecodableColumns.FAIL;
     private boolean partitionRoots;
+    /** Keys that reach each buffer subtask once (one key: the horizon's own key 0 is enough). */
+    private int[] runningXactsKeys = {0};
 
     private transient ListState<byte[]> state;
     private transient DescriptorHistory restoredHistory;
@@ -136,6 +138,15 @@ public final class WalDecoderFunction extends ProcessFunction<XLogRecord, Buffer
     /** This decoder with partitions replicated through their roots, or as tables of their own (the default). */
     public WalDecoderFunction withPartitionRoots(boolean roots) {
         this.partitionRoots = roots;
+        return this;
+    }
+
+    /**
+     * This decoder in front of a transaction buffer of {@code parallelism} subtasks (keyed by top-level xid over
+     * {@code maxParallelism} key groups): the running-transactions horizon goes to each of them.
+     */
+    public WalDecoderFunction withBufferParallelism(int parallelism, int maxParallelism) {
+        this.runningXactsKeys = BufferRouting.keyPerSubtask(parallelism, maxParallelism);
         return this;
     }
 
@@ -410,6 +421,13 @@ public final class WalDecoderFunction extends ProcessFunction<XLogRecord, Buffer
             if (shadow == null && e.event() instanceof XactEvent x && !x.catalogChanges().isEmpty()) {
                 // New enum labels, composite or domain types may come with the change: decode with current types.
                 decoder.replaceRowDecoder(rowDecoder());
+            }
+            if (e.isRunningXacts() && runningXactsKeys.length > 1) {
+                // every buffer subtask holds families the horizon may have cut off: one copy to each
+                for (int key : runningXactsKeys) {
+                    out.collect(new BufferEvent(key, BufferEvent.RUNNING_XACTS, e.fullXid(), e.event(), Map.of()));
+                }
+                continue;
             }
             // the commit's descriptors as the policy shapes them, with the types as of the commit (replaced above)
             out.collect(undecodable.failsAll() ? e : rows.shape(e));

@@ -49,8 +49,13 @@ class XactBufferOperatorTest {
 
     private KeyedOneInputStreamOperatorTestHarness<Integer, BufferEvent, Drained> harness(OperatorSubtaskState from)
             throws Exception {
+        return harness(from, new XactBuffer(NO_SERVER, true));
+    }
+
+    private KeyedOneInputStreamOperatorTestHarness<Integer, BufferEvent, Drained> harness(OperatorSubtaskState from,
+            XactBuffer buffer) throws Exception {
         var h = new KeyedOneInputStreamOperatorTestHarness<>(
-                new XactBufferOperator(new XactBuffer(NO_SERVER, true), Set.of()), BufferEvent::topXid, Types.INT);
+                new XactBufferOperator(buffer, Set.of()), BufferEvent::topXid, Types.INT);
         h.setStateBackend(new EmbeddedRocksDBStateBackend());
         h.setup(new DrainedSerializer()); // the job's: the harness would guess a POJO type from the first element
         if (from != null) {
@@ -156,5 +161,27 @@ class XactBufferOperatorTest {
         List<String> out = drained(h);
         assertEquals(List.of("1: 4 (1)", "2: 2 (1)", "3: 3 (1)"), out);
         assertTrue(h.extractOutputValues().size() >= 6);
+    }
+
+    /**
+     * In front of the commit order (a parallel buffer), every commit ends in a {@link DrainedCommit}: one that
+     * buffered nothing in an order-only end; one whose rows were all rolled back in an ordinary, empty one.
+     */
+    @Test
+    void withOrderMarkersEveryCommitEnds() throws Exception {
+        var h = harness(null, new XactBuffer(NO_SERVER, true).withOrderMarkers());
+        feed(h, commit(400), insert(401, 402, 1), rollbackToSavepoint(401, 402), commit(401), insert(403, 403, 2),
+                commit(403));
+        List<Drained> out = h.extractOutputValues();
+        List<String> ends = new ArrayList<>();
+        for (Drained d : out) {
+            if (d instanceof DrainedCommit c) {
+                ends.add(c.commitSeq() + (c.isOrderOnly() ? " order-only" : " changes " + c.changes()));
+            }
+        }
+        assertEquals(List.of("1 order-only", "2 changes 0", "3 changes 1"), ends);
+        var without = harness(null);
+        feed(without, commit(404));
+        assertEquals(List.of(), without.extractOutputValues(), "without the commit order, nothing");
     }
 }

@@ -80,6 +80,8 @@ import org.apache.flink.streaming.api.functions.sink.v2.DiscardingSink;
  *   --incremental               incremental RocksDB checkpoints (the job's default, and Flink's, is full ones)
  *   --timeout-seconds S         give up waiting for a drain after S seconds (default 1800)
  *   --keep                      keep the scratch database (walshadow_bench_buffer) afterwards
+ *   --buffer-parallelism N      subtasks of the transaction buffer (the job's --xact.buffer.parallelism, default 1);
+ *                               small mode prints the CPU of each task thread (a subtask) next to it
  * </pre>
  *
  * <p>Everything lives in the scratch database {@value #DB} and the physical slot {@value #SLOT}; both, the tables,
@@ -380,6 +382,7 @@ public final class BufferBenchmark {
             });
             Thread.sleep(1000); // anything beyond the expected would show now
             long cpu1 = ProcStats.cpuNanos();
+            Map<String, Double> taskCpu = taskThreadCpuSeconds();
             double load1 = ProcStats.loadAverage();
             HeapWatch.Peak peak = heap.end();
             long rss = ProcStats.peakAndReset();
@@ -405,8 +408,14 @@ public final class BufferBenchmark {
             double cpu = (cpu1 - cpu0) / 1e9;
             System.out.printf(Locale.ROOT, "  job start -> last drained row      %8.1f s  %.0f rows/s  (JVM CPU %.1f s: %.1f"
                     + " us a row, start-up included)%n", fromStart, drained / fromStart, cpu, cpu * 1e6 / drained);
+            System.out.printf(Locale.ROOT, "  transaction buffer subtasks        %8d%n", o.bufferParallelism);
+            taskCpu.forEach((name, sec) -> System.out.printf(Locale.ROOT, "  task CPU %-40s %6.1f s  %.2f us a row%n",
+                    name, sec, sec * 1e6 / drained));
             System.out.printf(Locale.ROOT, "  load average (1 min), start / end  %8.1f / %.1f on %d cores%n", load0, load1,
                     Runtime.getRuntime().availableProcessors());
+            System.out.printf(Locale.ROOT, "  transaction buffer subtasks        %8d%n", o.bufferParallelism);
+            taskCpu.forEach((name, sec) -> System.out.printf(Locale.ROOT, "  task CPU %-40s %6.1f s  %.2f us a row%n",
+                    name, sec, sec * 1e6 / drained));
             System.out.printf(Locale.ROOT, "  peak heap                          %8.0f MB (most in use after a GC %.0f MB);"
                     + " peak RSS %.0f MB%n", mb(peak.peak()), mb(peak.afterGc()), mb(rss));
             System.out.printf(Locale.ROOT, "  RocksDB directory on disk, peak    %8.0f MB; buffer's estimate, peak %.1f MB%n",
@@ -424,6 +433,24 @@ public final class BufferBenchmark {
             }
             FileUtils.deleteDirectory(dir.toFile());
         }
+    }
+
+    /**
+     * CPU seconds of each Flink task thread of the running job since it started ({@code "name (i/n)#attempt"}, the
+     * restored job's own threads): what each subtask costs, to project a machine with more cores.
+     */
+    private static Map<String, Double> taskThreadCpuSeconds() {
+        java.lang.management.ThreadMXBean mx = ManagementFactory.getThreadMXBean();
+        Map<String, Double> out = new java.util.TreeMap<>();
+        for (java.lang.management.ThreadInfo ti : mx.getThreadInfo(mx.getAllThreadIds())) {
+            if (ti != null && ti.getThreadName().matches(".* \\(\\d+/\\d+\\)#\\d+")) {
+                long ns = mx.getThreadCpuTime(ti.getThreadId());
+                String name = ti.getThreadName();
+                name = name.length() > 40 ? "…" + name.substring(name.length() - 39) : name;
+                out.merge(name, ns / 1e9, Double::sum);
+            }
+        }
+        return out;
     }
 
     private static Map<String, Long> byTableAndOp() {
@@ -474,7 +501,8 @@ public final class BufferBenchmark {
     private static JobClient startJob(Options o, Path dir, Path restoreFrom) throws Exception {
         JobConfig config = JobConfig.from(new String[] {"--pg.host", LocalPg.host(), "--pg.port",
                 String.valueOf(LocalPg.port()), "--pg.database", DB, "--pg.user", LocalPg.user(), "--pg.sslmode",
-                "disable", "--slot", SLOT, "--checkpoint.interval", o.checkpointInterval, "--snapshot.mode", "never"},
+                "disable", "--slot", SLOT, "--checkpoint.interval", o.checkpointInterval, "--snapshot.mode", "never",
+                "--xact.buffer.parallelism", String.valueOf(o.bufferParallelism)},
                 Map.of(JobConfig.PG_PASSWORD_ENV, LocalPg.password()));
         Configuration flink = new Configuration();
         flink.set(StateBackendOptions.STATE_BACKEND, "rocksdb");
@@ -630,6 +658,7 @@ public final class BufferBenchmark {
         boolean incremental;
         long timeoutSeconds = 1800;
         boolean keep;
+        int bufferParallelism = 1;
 
         boolean small() {
             return mode.equals("both") || mode.equals("small");
@@ -655,6 +684,7 @@ public final class BufferBenchmark {
                     case "--incremental" -> o.incremental = true;
                     case "--timeout-seconds" -> o.timeoutSeconds = Long.parseLong(args[++i]);
                     case "--keep" -> o.keep = true;
+                    case "--buffer-parallelism" -> o.bufferParallelism = Integer.parseInt(args[++i]);
                     default -> throw new IllegalArgumentException("unknown option " + a + " (see the class comment)");
                 }
             }
