@@ -107,7 +107,7 @@ public final class CommitOrderOperator extends AbstractStreamOperator<Drained>
             next = seq; // one input restored without this operator's state: what comes first is next
         }
         if (seq == next) {
-            emit(d);
+            emit(d, element);
             if (d instanceof DrainedCommit) {
                 next++;
                 release();
@@ -127,7 +127,7 @@ public final class CommitOrderOperator extends AbstractStreamOperator<Drained>
             List<Drained> events = held.pollFirstEntry().getValue();
             boolean ended = false;
             for (Drained d : events) {
-                emit(d);
+                emit(d, new StreamRecord<>(d));
                 heldEvents--;
                 ended = d instanceof DrainedCommit;
             }
@@ -138,12 +138,12 @@ public final class CommitOrderOperator extends AbstractStreamOperator<Drained>
         }
     }
 
-    private void emit(Drained d) {
+    private void emit(Drained d, StreamRecord<Drained> record) {
         if (d instanceof DrainedCommit c && c.isOrderOnly()) {
             emptyCommits.inc();
             return;
         }
-        output.collect(new StreamRecord<>(d));
+        output.collect(record);
     }
 
     private void hold(Drained d) {

@@ -408,9 +408,6 @@ public final class BufferBenchmark {
             double cpu = (cpu1 - cpu0) / 1e9;
             System.out.printf(Locale.ROOT, "  job start -> last drained row      %8.1f s  %.0f rows/s  (JVM CPU %.1f s: %.1f"
                     + " us a row, start-up included)%n", fromStart, drained / fromStart, cpu, cpu * 1e6 / drained);
-            System.out.printf(Locale.ROOT, "  transaction buffer subtasks        %8d%n", o.bufferParallelism);
-            taskCpu.forEach((name, sec) -> System.out.printf(Locale.ROOT, "  task CPU %-40s %6.1f s  %.2f us a row%n",
-                    name, sec, sec * 1e6 / drained));
             System.out.printf(Locale.ROOT, "  load average (1 min), start / end  %8.1f / %.1f on %d cores%n", load0, load1,
                     Runtime.getRuntime().availableProcessors());
             System.out.printf(Locale.ROOT, "  transaction buffer subtasks        %8d%n", o.bufferParallelism);
@@ -443,7 +440,8 @@ public final class BufferBenchmark {
         java.lang.management.ThreadMXBean mx = ManagementFactory.getThreadMXBean();
         Map<String, Double> out = new java.util.TreeMap<>();
         for (java.lang.management.ThreadInfo ti : mx.getThreadInfo(mx.getAllThreadIds())) {
-            if (ti != null && ti.getThreadName().matches(".* \\(\\d+/\\d+\\)#\\d+")) {
+            if (ti != null && ti.getThreadName().matches(".* \\(\\d+/\\d+\\)#\\d+")
+                    && !ti.getThreadName().matches(".*(Trigger|Flusher) for .*")) { // Flink's helper threads
                 long ns = mx.getThreadCpuTime(ti.getThreadId());
                 String name = ti.getThreadName();
                 name = name.length() > 40 ? "…" + name.substring(name.length() - 39) : name;
