@@ -18,6 +18,8 @@ import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.core.execution.SavepointFormatType;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 
 /**
  * Out-of-line TOAST values end to end: written and updated in one transaction, then left unchanged by UPDATEs of
@@ -195,11 +197,17 @@ class ToastEndToEndIT {
         }
     }
 
-    @Test
-    void restartsKeepValuesWhole() throws Exception {
+    /**
+     * Also with the transaction buffer on two subtasks, rescaled to three at the savepoint: a commit's chunks and the
+     * later commit that points to them drained by different subtasks, put back into commit order.
+     */
+    @ParameterizedTest(name = "buffer parallelism {0}, then {1}")
+    @CsvSource({"1, 1", "2, 3"})
+    void restartsKeepValuesWhole(int buffers, int buffersRestored) throws Exception {
         try (E2e e = new E2e("toast_restart")) {
             try {
-                restarts(e);
+                restarts(e, new String[] {"--xact.buffer.parallelism", String.valueOf(buffers)},
+                        new String[] {"--xact.buffer.parallelism", String.valueOf(buffersRestored)});
             } finally {
                 // a failed run must not leave the prepared transaction holding its locks
                 for (String gid : LocalPg.queryColumn(e.pg, "SELECT gid FROM pg_prepared_xacts WHERE gid = '"
@@ -210,10 +218,10 @@ class ToastEndToEndIT {
         }
     }
 
-    private static void restarts(E2e e) throws Exception {
+    private static void restarts(E2e e, String[] options, String[] restored) throws Exception {
         String t = e.schema + ".docs";
         create(e, "docs");
-        JobClient job = e.start();
+        JobClient job = e.start(options);
         insert(e, "docs", 1, 10, "r");
         // chunks still buffered by the TOAST stage (not yet in ClickHouse) go into the savepoint; a prepared
         // transaction's chunks go into it with the transaction buffer's state
@@ -225,7 +233,7 @@ class ToastEndToEndIT {
         String savepoint = job.stopWithSavepoint(false, savepoints.toUri().toString(),
                 SavepointFormatType.CANONICAL).get();
         LocalPg.exec(e.pg, "UPDATE " + t + " SET note = 'while stopped' WHERE id BETWEEN 4 AND 6");
-        job = e.start(e.config(), Path.of(java.net.URI.create(savepoint)), 0);
+        job = e.start(e.config(restored), Path.of(java.net.URI.create(savepoint)), 0);
         e.awaitCaughtUp(Duration.ofSeconds(120));
         LocalPg.exec(e.pg, "UPDATE " + t + " SET note = 'after restore' WHERE id BETWEEN 7 AND 8",
                 "COMMIT PREPARED '" + e.name + "_gid'", "UPDATE " + t + " SET note = 'prepared, later' WHERE id = 21");
@@ -234,7 +242,7 @@ class ToastEndToEndIT {
         // killed (cancelled), restored from the latest checkpoint: the replayed commits fetch what they need again
         job.cancel().get();
         LocalPg.exec(e.pg, "UPDATE " + t + " SET note = 'while killed' WHERE id IN (9, 11, 12)");
-        e.start(e.config(), FlinkTestJobs.latestCheckpoint(e.checkpoints), 0);
+        e.start(e.config(restored), FlinkTestJobs.latestCheckpoint(e.checkpoints), 0);
         e.awaitCaughtUp(Duration.ofSeconds(120));
         assertEquals(Map.of("docs", 16), e.assertAllTablesEqual());
         assertMirrorEqualsPgToast(e, "docs");
