@@ -94,7 +94,7 @@ public final class JobOptions {
             .withDescription("size from which one open transaction goes to RocksDB (every open one goes there at each checkpoint anyway)");
     public static final ConfigOption<Long> XACT_BUFFER_PARALLELISM = ConfigOptions.key("xact.buffer.parallelism").longType()
             .defaultValue(1L)
-            .withDescription("subtasks of the transaction buffer (at most " + WalshadowJob.BUFFER_MAX_PARALLELISM + "), each holding the open transactions of its share of xids; their drains go back into commit order before the TOAST stage and the sink, which run with parallelism 1. A savepoint restores at any value");
+            .withDescription("subtasks of the transaction buffer (at most " + WalshadowJob.BUFFER_MAX_PARALLELISM + "), each holding the open transactions of its share of xids (and each a task slot of the job); their drains go back into commit order before the TOAST stage and the sink, which run with parallelism 1. A savepoint restores at any value");
     public static final ConfigOption<String> TOAST_MODE = ConfigOptions.key("toast.mode").stringType()
             .defaultValue("clickhouse")
             .withDescription("`clickhouse`: chunks are mirrored in ClickHouse (`pg_toast_<oid>` tables) and values of earlier transactions fetched from there; `disabled`: only values written in the same transaction resolve, others are delivered NULL/empty and counted (`toast_values_filled_default`)");

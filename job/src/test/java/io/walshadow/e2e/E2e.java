@@ -112,12 +112,25 @@ public final class E2e implements AutoCloseable {
      * its latest checkpoint after a failure, that many times.
      */
     public JobClient start(JobConfig config, Path restoreFrom, int restarts) throws Exception {
-        return start(config, restoreFrom, restarts, null);
+        return start(config, restoreFrom, restarts, (io.walshadow.sink.ClickHouseSink) null);
     }
 
     /** As {@link #start(JobConfig, Path, int)}, with this sink (null: the job's own). */
     public JobClient start(JobConfig config, Path restoreFrom, int restarts,
                            io.walshadow.sink.ClickHouseSink sink) throws Exception {
+        return start(config, restoreFrom, restarts, (env, c) -> {
+            if (sink == null) {
+                WalshadowJob.build(env, c);
+            } else {
+                WalshadowJob.build(env, c, sink);
+            }
+        });
+    }
+
+    /** As {@link #start(JobConfig, Path, int)}, the job built by {@code topology} (tests: an earlier build's). */
+    public JobClient start(JobConfig config, Path restoreFrom, int restarts,
+                           java.util.function.BiConsumer<StreamExecutionEnvironment, JobConfig> topology)
+            throws Exception {
         TestMetricReporter.METRICS.remove("complete"); // the new job's coordinator registers its own
         Configuration conf = FlinkTestJobs.checkpointed(checkpoints, restoreFrom);
         conf.setString("metrics.reporter.wstest.factory.class", TestMetricReporter.class.getName());
@@ -130,11 +143,7 @@ public final class E2e implements AutoCloseable {
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(conf);
         // a test's own MiniCluster set as the context has no test reporter: no snapshot gauges to wait for there
         copying = config.snapshot().enabled() && !(env instanceof org.apache.flink.streaming.util.TestStreamEnvironment);
-        if (sink == null) {
-            WalshadowJob.build(env, config);
-        } else {
-            WalshadowJob.build(env, config, sink);
-        }
+        topology.accept(env, config);
         JobClient job = env.executeAsync("e2e " + name);
         jobs.add(job);
         return job;

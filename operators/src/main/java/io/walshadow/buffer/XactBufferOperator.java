@@ -32,7 +32,8 @@ import org.slf4j.LoggerFactory;
  *   <li>It drops the prepared families whose GID the operator asked for ({@code --xact.prepared.drop}): for a
  *       prepared transaction whose COMMIT / ROLLBACK PREPARED will never reach the job (resolved on another node
  *       during a failover, say). Each drop is logged at WARN and counted ({@code xact_buffer.prepared_dropped});
- *       a requested GID it does not hold is logged at WARN.
+ *       a requested GID it does not hold is logged at WARN (at INFO when the buffer runs on several subtasks: another
+ *       one may hold it).
  * </ul>
  *
  * <p>The request stays in the job's arguments, so it is seen again at every restart from a checkpoint. GIDs can be
@@ -164,7 +165,11 @@ public final class XactBufferOperator extends KeyedProcessOperator<Integer, Buff
         for (String g : dropGids) {
             List<PreparedTransaction> matches = held.stream().filter(p -> p.gid().equals(g)).toList();
             Integer before = dropped.get(g);
-            if (matches.isEmpty()) {
+            if (matches.isEmpty() && getRuntimeContext().getTaskInfo().getNumberOfParallelSubtasks() > 1) {
+                // each subtask holds the families of its own xids: another one may hold it
+                LOG.info("--xact.prepared.drop: {} holds no prepared transaction with gid '{}' (another subtask may)",
+                        subtask, g);
+            } else if (matches.isEmpty()) {
                 LOG.warn("--xact.prepared.drop: {} holds no prepared transaction with gid '{}'{}", subtask, g,
                         before == null ? "" : " (dropped under xid " + Integer.toUnsignedString(before)
                                 + " at an earlier start; the request can be removed)");
