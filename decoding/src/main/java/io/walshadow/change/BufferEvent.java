@@ -44,12 +44,13 @@ public record BufferEvent(int topXid, long commitSeq, long fullXid, ChangeEvent 
     public static final long SNAPSHOT_ROW = -1;
 
     /**
-     * A row of the initial snapshot: already committed, so the buffer passes it straight on (key 0, which no
-     * transaction has: InvalidTransactionId). Its union with the decoder's output ahead of the keyBy keeps the
-     * chain behind the buffer (buffer, TOAST stage, sink) one task.
+     * A row of the initial snapshot: already committed, so the buffer passes it straight on, touching no state. Its
+     * key is its heap block, so a parallel buffer shares the copy's rows among its subtasks (the key is no xid: the
+     * buffer tells a snapshot row by its {@link #SNAPSHOT_ROW} sequence number). Its union with the decoder's output
+     * ahead of the keyBy keeps the chain behind the buffer (buffer, TOAST stage, sink) one task.
      */
     public static BufferEvent snapshotRow(RowChange row) {
-        return new BufferEvent(0, SNAPSHOT_ROW, 0, row, Map.of());
+        return new BufferEvent(row.newTid() == null ? 0 : (int) row.newTid().block(), SNAPSHOT_ROW, 0, row, Map.of());
     }
 
     /**

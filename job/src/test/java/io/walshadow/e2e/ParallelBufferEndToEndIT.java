@@ -21,8 +21,8 @@ import org.junit.jupiter.api.Test;
 /**
  * The transaction buffer on several subtasks ({@code --xact.buffer.parallelism}), rescaled through savepoints
  * (2 → 1 → 3) while transactions are open, prepared, large enough to go to RocksDB, and DDL runs among concurrent
- * writers: every subtask drains, the commits come out in commit order (the commit log's sequence follows the commit
- * LSNs), each once, and every table ends equal to PostgreSQL's.
+ * writers, after an initial snapshot: every subtask drains, the commits come out in commit order (the commit log's
+ * sequence follows the commit LSNs), each once, and every table ends equal to PostgreSQL's.
  */
 class ParallelBufferEndToEndIT {
     @Test
@@ -33,7 +33,10 @@ class ParallelBufferEndToEndIT {
             LocalPg.exec(e.pg, "CREATE TABLE " + s + ".acct (id int PRIMARY KEY, balance bigint NOT NULL)",
                     "CREATE TABLE " + s + ".log (id bigserial PRIMARY KEY, acct int, note text)",
                     "CREATE TABLE " + s + ".wide (id int PRIMARY KEY, v text)",
-                    "INSERT INTO " + s + ".acct SELECT g, 1000 FROM generate_series(1, 50) g");
+                    "INSERT INTO " + s + ".acct SELECT g, 1000 FROM generate_series(1, 50) g",
+                    // copied by the initial snapshot, its rows shared among the buffer subtasks by heap block
+                    "CREATE TABLE " + s + ".pre (id int PRIMARY KEY, v text)",
+                    "INSERT INTO " + s + ".pre SELECT g, md5(g::text) FROM generate_series(1, 30000) g");
             TestMetricReporter.clear();
             // small families go to RocksDB: the rescale moves spilled families between subtasks too
             String[] small = {"--xact.buffer.heap.family.bytes", "65536"};

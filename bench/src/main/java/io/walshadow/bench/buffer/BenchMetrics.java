@@ -13,7 +13,8 @@ import org.apache.flink.metrics.reporter.MetricReporter;
 import org.apache.flink.metrics.reporter.MetricReporterFactory;
 
 /**
- * Keeps the MiniCluster's metrics the benchmarks read (the newest registration of each name): the transaction
+ * Keeps the MiniCluster's metrics the benchmarks read (the newest registration of each name and subtask, summed
+ * over the subtasks of a parallel stage when read): the transaction
  * buffer's gauges, the job's checkpoint figures, the position the source confirmed to its slot and the TOAST stage's
  * counters (its {@code toast_*} gauges, and the sink's count of values written empty). Registered through {@code metrics.reporter.bench.factory.class} (the
  * buffer benchmark's job, and {@code WalshadowContender}'s); read directly, no reporting interval involved.
@@ -27,7 +28,8 @@ public final class BenchMetrics implements MetricReporter, MetricReporterFactory
             "toast_values_filled_mismatch", "toast_fetch_miss", "toast_buffered_chunks", "toast_values_written_empty", "toast_mirror_fetches",
             "catalog_shadow_tuples", "catalog_versions_created", "catalog_state_bytes", "catalog_state_write_ms",
             "confirmed_lsn");
-    private static final Map<String, Metric> METRICS = new ConcurrentHashMap<>();
+    /** By name, then subtask index (-1: a metric of no subtask, the job's). */
+    private static final Map<String, Map<Integer, Metric>> METRICS = new ConcurrentHashMap<>();
 
     @Override
     public MetricReporter createMetricReporter(Properties properties) {
@@ -43,13 +45,21 @@ public final class BenchMetrics implements MetricReporter, MetricReporterFactory
     @Override
     public void notifyOfAddedMetric(Metric metric, String name, MetricGroup group) {
         if (NAMES.contains(name)) {
-            METRICS.put(name, metric);
+            METRICS.computeIfAbsent(name, n -> new ConcurrentHashMap<>()).put(subtask(group), metric);
         }
     }
 
     @Override
     public void notifyOfRemovedMetric(Metric metric, String name, MetricGroup group) {
-        METRICS.remove(name, metric);
+        Map<Integer, Metric> m = METRICS.get(name);
+        if (m != null) {
+            m.remove(subtask(group), metric);
+        }
+    }
+
+    private static int subtask(MetricGroup group) {
+        String i = group.getAllVariables().get("<subtask_index>");
+        return i == null ? -1 : Integer.parseInt(i);
     }
 
     /** Forgets the metrics of an earlier job (each job of the benchmark runs in a MiniCluster of its own). */
@@ -57,9 +67,22 @@ public final class BenchMetrics implements MetricReporter, MetricReporterFactory
         METRICS.clear();
     }
 
-    /** Current value of a counter or numeric gauge; -1 when not registered (yet) or not a number. */
+    /**
+     * Current value of a counter or numeric gauge, summed over the subtasks that registered it; -1 when none has (yet)
+     * or none is a number.
+     */
     public static long value(String name) {
-        Metric m = METRICS.get(name);
+        long sum = -1;
+        for (Metric m : METRICS.getOrDefault(name, Map.of()).values()) {
+            long v = value(m);
+            if (v != -1) {
+                sum = sum == -1 ? v : sum + v;
+            }
+        }
+        return sum;
+    }
+
+    private static long value(Metric m) {
         try {
             if (m instanceof Counter c) {
                 return c.getCount();
