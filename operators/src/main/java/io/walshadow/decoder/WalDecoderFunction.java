@@ -84,7 +84,7 @@ public final class WalDecoderFunction extends ProcessFunction<XLogRecord, Buffer
     /** What to do with columns whose type has no decoder ({@code types.undecodable}). */
     private UndecodableColumns undecodable = UndecodableColumns.FAIL;
     private boolean partitionRoots;
-    /** Keys that reach each buffer subtask once (one key: the horizon's own key 0 is enough). */
+    /** Keys that reach each buffer subtask once ({0} for one subtask: the horizon's own key). */
     private int[] runningXactsKeys = {0};
 
     private transient ListState<byte[]> state;
@@ -422,7 +422,7 @@ public final class WalDecoderFunction extends ProcessFunction<XLogRecord, Buffer
                 // New enum labels, composite or domain types may come with the change: decode with current types.
                 decoder.replaceRowDecoder(rowDecoder());
             }
-            if (e.isRunningXacts() && runningXactsKeys.length > 1) {
+            if (e.isRunningXacts()) {
                 // every buffer subtask holds families the horizon may have cut off: one copy to each
                 for (int key : runningXactsKeys) {
                     out.collect(new BufferEvent(key, BufferEvent.RUNNING_XACTS, e.fullXid(), e.event(), Map.of()));
