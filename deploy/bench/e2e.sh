@@ -2,8 +2,9 @@
 # End-to-end capture benchmark: row changes/s and commit-to-capture latency of each contender on one pgbench
 # workload, Debezium 3.6's embedded PostgreSQL connector (capture only, no sink) being the reference
 # (io.walshadow.bench.e2e.E2eBenchmark in the bench module). Contenders: debezium, and walshadow — our job in a
-# local MiniCluster (RocksDB, checkpoints every 1 s by default) writing into ClickHouse, a change counting once it
-# is visible behind the committed watermark.
+# local MiniCluster (RocksDB; the job's defaults: rows written after each commit, checkpoints every 10 s) writing into
+# ClickHouse, a change counting once _walshadow_visible has passed it (with clickhouse.visibility=checkpoint:
+# checkpoints every 1 s, the committed watermark).
 #
 #   deploy/bench/e2e.sh                             pgbench -i -s 10, every contender's slot, 20000 TPC-B-like
 #                                                   transactions over 4 clients (80000 row changes), then each
@@ -16,9 +17,10 @@
 #   deploy/bench/e2e.sh --walshadow checkpoint.interval=2s   override a job setting of ours (repeatable)
 #   deploy/bench/e2e.sh --latency --debezium poll.interval.ms=10   the latency reference: Debezium without its
 #                                                   500 ms waits (see DebeziumContender)
-#   deploy/bench/e2e.sh --latency --walshadow clickhouse.visibility=commit --walshadow checkpoint.interval=10s
-#                                                   rows written straight after each commit: visible as
-#                                                   _walshadow_visible passes them (target p99 <= 250 ms)
+#   deploy/bench/e2e.sh --latency --walshadow clickhouse.visibility=checkpoint
+#                                                   rows staged until the checkpoint after them (1 s apart here)
+#                                                   instead of written straight after each commit (the default:
+#                                                   visible as _walshadow_visible passes them, target p99 <= 250 ms)
 #
 # Every option is described in the class comment. Throughput prints, per contender (medians over the rounds):
 # changes captured, seconds, rows/s, ratio to Debezium, time to the first change, JVM, walsender and ClickHouse

@@ -150,8 +150,8 @@ public final class JobOptions {
             .defaultValue(16L << 20)
             .withDescription("RowBinary bytes the sink buffers before it writes them to the staging tables (the write blocks: backpressure)");
     public static final ConfigOption<String> CLICKHOUSE_VISIBILITY = ConfigOptions.key("clickhouse.visibility").stringType()
-            .defaultValue("checkpoint")
-            .withDescription("when committed rows appear in the destination tables: `checkpoint` after the checkpoint that staged them completes (a ClickHouse reader never sees a commit the job could still roll back to re-stage; latency about one checkpoint interval); `commit` straight after each commit, written directly and idempotently (a few hundred ms; `_walshadow_visible` says which commit they are complete up to, `_walshadow_committed` stays the checkpointed cut; the end state after failures is the same exactly-once state); see clickhouse.md, \"Visible at commit\"");
+            .defaultValue("commit")
+            .withDescription("when committed rows appear in the destination tables: `commit` straight after each commit, written directly and idempotently (a few hundred ms; a multi-table transaction lands table by table: `_walshadow_visible` says which commit the tables are complete up to, `_walshadow_committed` is the checkpointed cut; the end state after failures is the same exactly-once state); `checkpoint` after the checkpoint that staged them completes (every transaction appears whole, and a ClickHouse reader never sees a commit the job could still roll back to re-stage; latency about one checkpoint interval); see clickhouse.md, \"Visible at commit\"");
     public static final ConfigOption<Duration> CLICKHOUSE_VISIBILITY_INTERVAL = ConfigOptions.key("clickhouse.visibility.interval").durationType()
             .defaultValue(Duration.ofMillis(100))
             .withDescription("with `clickhouse.visibility` `commit`: how often at most the sink writes (one INSERT per table written to, per interval); lower is fresher and makes more, smaller ClickHouse parts");

@@ -64,29 +64,34 @@ class ExactlyOnceIT {
     private static final List<String> POINTS = List.of("writer.write", "writer.flush", "writer.flush.landed", TIMED_OUT,
             "writer.prepareCommit", "commit.begin", "commit.step", "commit.finish", "commit.cleanup");
 
+    /** Rows staged and made visible by the committer after each checkpoint ({@code clickhouse.visibility checkpoint}). */
+    private static final String[] STAGED = {"--clickhouse.visibility", "checkpoint"};
+    /** The points a batch passes when its rows are written at commit: no step after the first without DDL. */
+    private static final List<String> AT_COMMIT = POINTS.stream().filter(p -> !p.equals("commit.step")).toList();
+
     @Test
     void failuresAtRandomPointsLoseAndDoubleNothing() throws Exception {
-        run(POINTS, new String[0], new String[0]);
-    }
-
-    /**
-     * The same with the transaction buffer on two subtasks (their drains put back into commit order), and the
-     * savepoint restored on one.
-     */
-    @Test
-    void failuresAtRandomPointsLoseAndDoubleNothingWithAParallelBufferRescaledAtTheRestore() throws Exception {
-        run(POINTS, new String[] {"--xact.buffer.parallelism", "2"}, new String[] {"--xact.buffer.parallelism", "1"});
+        run(POINTS, STAGED, STAGED);
     }
 
     /**
      * The same with rows written straight into the destinations after each commit ({@code clickhouse.visibility
-     * commit}): a failure replays the rows written since the checkpoint, which must fold into the same state. Without
-     * DDL the batches have no steps after the first, so no failure is injected between steps.
+     * commit}, the default): a failure replays the rows written since the checkpoint, which must fold into the same
+     * state. Without DDL the batches have no steps after the first, so no failure is injected between steps.
      */
     @Test
     void failuresAtRandomPointsLoseAndDoubleNothingWithRowsVisibleAtCommit() throws Exception {
         String[] commit = {"--clickhouse.visibility", "commit"};
-        run(POINTS.stream().filter(p -> !p.equals("commit.step")).toList(), commit, commit);
+        run(AT_COMMIT, commit, commit);
+    }
+
+    /**
+     * At the default visibility with the transaction buffer on two subtasks (their drains put back into commit
+     * order), and the savepoint restored on one.
+     */
+    @Test
+    void failuresAtRandomPointsLoseAndDoubleNothingWithAParallelBufferRescaledAtTheRestore() throws Exception {
+        run(AT_COMMIT, new String[] {"--xact.buffer.parallelism", "2"}, new String[] {"--xact.buffer.parallelism", "1"});
     }
 
     /** @param restored the options of the job restored from the final savepoint */

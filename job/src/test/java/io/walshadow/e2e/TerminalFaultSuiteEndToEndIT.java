@@ -53,7 +53,8 @@ class TerminalFaultSuiteEndToEndIT {
     void aStagedPartitionEmptiedBeforeItsCommitStopsTheJobAtAConsistentCut() throws Exception {
         for (int round = 0; round < ROUNDS; round++) {
             try (E2e e = new E2e("e2e_tf_stage"); Workload w = new Workload(e)) {
-                startUnderWorkload(e, w, 100); // restarts allowed: the job must stop at once anyway
+                // restarts allowed: the job must stop at once anyway; staged visibility, where rows go through staging
+                startUnderWorkload(e, w, 100, "--clickhouse.visibility", "checkpoint");
                 AtomicBoolean armed = new AtomicBoolean(true);
                 AtomicLong t0 = new AtomicLong();
                 Faults.install(point -> {
@@ -145,8 +146,10 @@ class TerminalFaultSuiteEndToEndIT {
     }
 
     /** Starts the job (restarts allowed), waits until it replicates, then lets the workload run a random while. */
-    private static void startUnderWorkload(E2e e, Workload w, int restarts) throws Exception {
-        e.start(e.config("--checkpoint.interval", "1s"), null, restarts);
+    private static void startUnderWorkload(E2e e, Workload w, int restarts, String... options) throws Exception {
+        List<String> args = new ArrayList<>(List.of("--checkpoint.interval", "1s"));
+        args.addAll(List.of(options));
+        e.start(e.config(args.toArray(String[]::new)), null, restarts);
         e.awaitCaughtUp(Duration.ofMinutes(2));
         w.start();
         Thread.sleep(500 + RND.nextInt(2_500));

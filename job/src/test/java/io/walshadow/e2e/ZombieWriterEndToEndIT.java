@@ -18,7 +18,8 @@ import org.junit.jupiter.api.Test;
  * A writer cut off from the job (a TaskManager partitioned away while the job restarted elsewhere) can go on
  * staging rows into the batch partition the restored attempt reuses. Each attempt stamps its rows with its own
  * {@code _attempt} and commits only those: the zombie's rows, which here disagree with PostgreSQL, never reach the
- * destination, and the commit goes on instead of failing.
+ * destination, and the commit goes on instead of failing. Staged visibility ({@code clickhouse.visibility
+ * checkpoint}), where rows go through staging.
  */
 @org.junit.jupiter.api.Tag("faults")
 @ExpectedFaults("a stalled writer of an earlier attempt, fenced off after the job restarted")
@@ -30,7 +31,7 @@ class ZombieWriterEndToEndIT {
         try (E2e e = new E2e("e2e_zombie")) {
             String s = e.schema;
             LocalPg.exec(e.pg, "CREATE TABLE " + s + ".t (id int PRIMARY KEY, v text)");
-            e.start(e.config("--checkpoint.interval", "1s"), null, 0);
+            e.start(e.config("--checkpoint.interval", "1s", "--clickhouse.visibility", "checkpoint"), null, 0);
             e.awaitCaughtUp(Duration.ofMinutes(2));
             AtomicReference<String> forged = new AtomicReference<>(); // the zombie rows staged
             Faults.install(point -> {

@@ -100,8 +100,10 @@ class JobConfigTest {
 
     @Test
     void visibility() {
-        assertFalse(JobConfig.from(concat(MINIMAL, "--clickhouse.url", "http://ch:8123"), Map.of()).clickhouse()
-                .visibleAtCommit(), "rows become visible at checkpoints by default");
+        assertTrue(JobConfig.from(concat(MINIMAL, "--clickhouse.url", "http://ch:8123"), Map.of()).clickhouse()
+                .visibleAtCommit(), "rows become visible at commit by default");
+        assertFalse(JobConfig.from(concat(MINIMAL, "--clickhouse.url", "http://ch:8123", "--clickhouse.visibility",
+                "checkpoint"), Map.of()).clickhouse().visibleAtCommit(), "staged until the checkpoint on request");
         var commit = JobConfig.from(concat(MINIMAL, "--clickhouse.url", "http://ch:8123", "--clickhouse.visibility",
                 "commit", "--clickhouse.visibility.interval", "250ms"), Map.of()).clickhouse();
         assertTrue(commit.visibleAtCommit());

@@ -54,7 +54,8 @@ import java.util.function.ToDoubleFunction;
  *   --contenders a,b     which contenders, in first-round order (default: all registered: debezium,walshadow)
  *   --debezium k=v       a Debezium connector/engine setting over the contender's own (repeatable)
  *   --walshadow k=v      a job setting of ours (JobConfig key without the dashes; repeatable), e.g.
- *                        checkpoint.interval=1s (the contender's default), clickhouse.flush.bytes=4194304
+ *                        checkpoint.interval=2s (the contender's default: the job's, 10 s; 1 s with
+ *                        clickhouse.visibility=checkpoint), clickhouse.flush.bytes=4194304
  *   --timeout-seconds S  give up on a capture after S seconds (default 600)
  *   --keep               keep the scratch database (walshadow_bench_e2e) after the run
  * </pre>
@@ -319,7 +320,7 @@ public final class E2eBenchmark {
         System.out.println("(latency of a change: the wall time the contender captured it at minus its transaction's commit"
                 + " time on the source; PostgreSQL and the benchmark share this machine's clock. Each column is its own"
                 + " median over the rounds. " + WalshadowContender.ID + ": captured = seen visible in ClickHouse by a reader"
-                + " polling the committed watermark (with clickhouse.visibility=commit: _walshadow_visible) every "
+                + " polling _walshadow_visible (with clickhouse.visibility=checkpoint: the committed watermark) every "
                 + WalshadowContender.POLL_MS + " ms; with checkpoint visibility a change becomes visible after the"
                 + " checkpoint that follows it, so the interval is part of its latency.)");
         for (Contender k : cs.values()) {

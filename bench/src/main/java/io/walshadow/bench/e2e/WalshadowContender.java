@@ -5,6 +5,7 @@ import io.walshadow.bench.buffer.BenchMetrics;
 import io.walshadow.clickhouse.ClickHouseConnection;
 import io.walshadow.clickhouse.SinkTables;
 import io.walshadow.job.JobConfig;
+import io.walshadow.job.JobOptions;
 import io.walshadow.job.WalshadowJob;
 import io.walshadow.testing.LocalPg;
 import io.walshadow.wal.Lsn;
@@ -33,10 +34,12 @@ import org.apache.flink.util.TimeUtils;
 /**
  * Our pipeline, end to end: the real job ({@link WalshadowJob#build}: WAL source, decoder, transaction buffer in
  * RocksDB, two-phase ClickHouse sink) in a local MiniCluster with RocksDB state and file checkpoints, writing into a
- * fresh ClickHouse database per capture. A change counts once it is <em>visible</em>: its batch's committed-watermark
- * row ({@code _walshadow_watermark}, phase 1) is in ClickHouse, which happens after the checkpoint that staged it
- * completed and the committer's INSERT ... SELECT ran. So the checkpoint interval ({@code --walshadow
- * checkpoint.interval=1s}, the default here) bounds how soon a change can be seen.
+ * fresh ClickHouse database per capture. A change counts once it is <em>visible</em>: at the job's default
+ * ({@code clickhouse.visibility=commit}, checkpoints every 10 s) once {@code _walshadow_visible} has passed its
+ * commit, which the sink writes after each direct write; with {@code --walshadow clickhouse.visibility=checkpoint}
+ * once its batch's committed-watermark row ({@code _walshadow_watermark}, phase 1) is in ClickHouse, which happens
+ * after the checkpoint that staged it completed and the committer's INSERT ... SELECT ran, so the checkpoint interval
+ * (1 s by default here in that mode) bounds how soon a change can be seen.
  *
  * <p><b>Slots.</b> The job confirms WAL to its slot at each completed checkpoint, and a physical slot cannot be moved
  * back; yet every round must re-read the same WAL. So {@link #prepare} creates an <em>anchor</em> slot that no one
@@ -79,7 +82,8 @@ public final class WalshadowContender implements Contender {
     static final long POLL_MS = 50;
     static final long THROUGHPUT_POLL_MS = 100;
     private static final String SINK_ID = "bench";
-    private static final Duration DEFAULT_CHECKPOINT_INTERVAL = Duration.ofSeconds(1);
+    /** With checkpoint visibility the interval is part of the latency: the contender's default is short there. */
+    private static final Duration STAGED_CHECKPOINT_INTERVAL = Duration.ofSeconds(1);
     private static final int SEED_ATTEMPTS = 3;
     /** WAL page size (XLOG_BLCKSZ, pg_config.h). */
     private static final int XLOG_BLCKSZ = 8192;
@@ -87,8 +91,8 @@ public final class WalshadowContender implements Contender {
     private final Map<String, String> overrides;
     private final Duration checkpointInterval;
     /**
-     * {@code --walshadow clickhouse.visibility=commit}: rows are visible when {@code _walshadow_visible} passes their
-     * commit (written by the sink after each direct write, and by the committer after each batch).
+     * {@code clickhouse.visibility=commit} (the job's default): rows are visible when {@code _walshadow_visible} passes
+     * their commit (written by the sink after each direct write, and by the committer after each batch).
      */
     private final boolean atCommit;
     private final String slot = Source.slotName(ID);
@@ -100,9 +104,11 @@ public final class WalshadowContender implements Contender {
 
     public WalshadowContender(Map<String, String> overrides) {
         this.overrides = new LinkedHashMap<>(overrides);
-        this.atCommit = "commit".equals(overrides.get("clickhouse.visibility"));
+        this.atCommit = "commit".equals(this.overrides.getOrDefault("clickhouse.visibility",
+                JobOptions.CLICKHOUSE_VISIBILITY.defaultValue()));
         String ck = this.overrides.remove("checkpoint.interval");
-        this.checkpointInterval = ck == null ? DEFAULT_CHECKPOINT_INTERVAL : TimeUtils.parseDuration(ck);
+        this.checkpointInterval = ck != null ? TimeUtils.parseDuration(ck)
+                : atCommit ? JobOptions.CHECKPOINT_INTERVAL.defaultValue() : STAGED_CHECKPOINT_INTERVAL;
     }
 
     @Override
