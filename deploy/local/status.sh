@@ -3,7 +3,10 @@
 #   job        its state and uptime, from the embedded MiniCluster's REST API (the dashboard's port)
 #   slot       its replication slot: active, wal_status, safe_wal_size, how far behind the server's WAL it is
 #   rates      WAL lag and rows/s into ClickHouse, from its Prometheus endpoint
-#   watermark  the last commit visible in ClickHouse (per sink), its LSN and how long ago it committed
+#   visible    the newest commit visible in ClickHouse (per sink, _walshadow_visible), its LSN and how long ago it
+#              committed
+#   watermark  the newest commit of the checkpointed cut (_walshadow_committed): with rows written at commit (the
+#              default) behind the visible one by up to a checkpoint interval
 # Settings: WALSHADOW_WEB_PORT (8081, the job's --local.web.port), WALSHADOW_METRICS_PORT (9249,
 # --local.metrics.port), WALSHADOW_DEMO_SLOT (walshadow_demo, the job's --slot), WALSHADOW_DEMO_CH_DATABASE
 # (walshadow_demo), and the demo's PostgreSQL as run-local.sh has it (WALSHADOW_PG_MAJOR, default 18, and that
@@ -67,6 +70,16 @@ else
     "$lag" "$rows" "$METRICS_PORT"
 fi
 
+# _walshadow_visible: the newest commit whose rows (and every earlier commit's) are in the tables; with rows written
+# at commit (the default) ahead of the checkpointed watermark below
+visible=$(ch --query "SELECT sink, argMax(commit_lsn_text, commit_seq), max(commit_seq),
+    argMax(commit_time, commit_seq), dateDiff('second', argMax(commit_time, commit_seq), now())
+  FROM \`$DB\`._walshadow_visible GROUP BY sink ORDER BY sink FORMAT TSV" 2>/dev/null || true)
+while IFS=$'\t' read -r sink lsn seq time age; do
+  [[ -n $sink ]] && printf 'visible    sink %s: visible up to %s (commit seq %s, committed %s UTC, %s s ago)\n' \
+    "$sink" "$lsn" "$seq" "$time" "$age"
+done <<<"$visible"
+
 marks=$(ch --query "SELECT sink, commit_lsn_text, commit_seq, commit_time,
     dateDiff('second', commit_time, now()), commit_in_progress FROM \`$DB\`._walshadow_committed
   FORMAT TSV" 2>/dev/null || true)
@@ -74,7 +87,7 @@ if [[ -z $marks ]]; then
   printf 'watermark  none in ClickHouse database %s yet\n' "$DB"
 else
   while IFS=$'\t' read -r sink lsn seq time age busy; do
-    printf 'watermark  sink %s: visible up to %s (commit seq %s, committed %s UTC, %s s ago)%s\n' "$sink" "$lsn" \
+    printf 'watermark  sink %s: checkpointed up to %s (commit seq %s, committed %s UTC, %s s ago)%s\n' "$sink" "$lsn" \
       "$seq" "$time" "$age" "$([[ $busy == 1 ]] && echo '; a batch is being committed' || true)"
   done <<<"$marks"
 fi

@@ -12,7 +12,7 @@ import java.util.Locale;
  * @param lagBytes WAL the server has that the pipeline was not handed yet; -1 not known yet (not streaming)
  * @param commitLagMs how old the newest commit was when the decoder reached it; -1 not known
  * @param rowsPerSecond rows written to ClickHouse per second since the previous line; negative: not known
- * @param visibleLsn commit LSN of the watermark visible in ClickHouse; 0 none since the sink (re)started
+ * @param visibleLsn commit LSN of the newest commit visible in ClickHouse; 0 none since the sink (re)started
  * @param visibleAgeMs now minus that commit's time on the source; -1 none yet
  * @param copy the copy in progress (the initial snapshot or a later round), null when none runs
  */

@@ -19,7 +19,8 @@ import org.slf4j.LoggerFactory;
 /**
  * Logs a {@link StatusLine} every few seconds (logger {@code io.walshadow.job.status}), read from the job's own
  * metrics as Flink's reporters see them: the WAL source's lag, the decoder's commit lag, the sink's rows and the
- * watermark its committer made visible, the snapshot coordinator's progress. A Flink metric reporter, so it sees the
+ * newest commit visible in ClickHouse (its writer's {@code _walshadow_visible} mark with rows written at commit, else
+ * the watermark its committer made visible), the snapshot coordinator's progress. A Flink metric reporter, so it sees the
  * JobManager's metrics (the copy's progress) and the TaskManager's alike: the embedded MiniCluster of a run from a
  * plain JVM has both in one registry. Nothing is printed while no job runs.
  */
@@ -33,6 +34,9 @@ public final class StatusLineReporter implements MetricReporter, Scheduled, Metr
     static final String ROWS_STAGED = "clickhouse_sink.rows_staged";
     static final String VISIBLE_LSN = "clickhouse_sink.visible_lsn";
     static final String VISIBLE_AGE_MS = "clickhouse_sink.visible_commit_age_ms";
+    /** The writer's, with rows written at commit: ahead of the committer's checkpointed cut. */
+    static final String DIRECT_VISIBLE_LSN = "clickhouse_sink.direct_visible_lsn";
+    static final String DIRECT_VISIBLE_AGE_MS = "clickhouse_sink.direct_visible_commit_age_ms";
     static final String COPY_COMPLETE = "snapshot.complete";
     static final String COPY_CHUNKS_TOTAL = "snapshot.chunks_total";
     static final String COPY_CHUNKS_DONE = "snapshot.chunks_done";
@@ -68,7 +72,7 @@ public final class StatusLineReporter implements MetricReporter, Scheduled, Metr
     public void notifyOfAddedMetric(Metric metric, String name, MetricGroup group) {
         String id = group.getMetricIdentifier(name);
         for (String wanted : new String[] {LAG_BYTES, COMMIT_LAG_MS, ROWS_STAGED, VISIBLE_LSN, VISIBLE_AGE_MS,
-            COPY_COMPLETE, COPY_CHUNKS_TOTAL, COPY_CHUNKS_DONE, COPY_ROWS, COPY_ETA_MS, COPY_WAITING_MS}) {
+            DIRECT_VISIBLE_LSN, DIRECT_VISIBLE_AGE_MS, COPY_COMPLETE, COPY_CHUNKS_TOTAL, COPY_CHUNKS_DONE, COPY_ROWS, COPY_ETA_MS, COPY_WAITING_MS}) {
             if (id.endsWith("." + wanted)) {
                 metrics.put(wanted, metric);
                 names.put(metric, wanted);
@@ -113,8 +117,15 @@ public final class StatusLineReporter implements MetricReporter, Scheduled, Metr
             copy = new StatusLine.Copy(value(COPY_CHUNKS_DONE, 0), value(COPY_CHUNKS_TOTAL, 0), value(COPY_ROWS, 0),
                     value(COPY_ETA_MS, -1), value(COPY_WAITING_MS, 0));
         }
-        return new StatusLine(value(LAG_BYTES, -1), value(COMMIT_LAG_MS, -1), rowsPerSecond, value(VISIBLE_LSN, 0),
-                value(VISIBLE_AGE_MS, -1), copy);
+        long visibleLsn = value(VISIBLE_LSN, 0);
+        long visibleAgeMs = value(VISIBLE_AGE_MS, -1);
+        long direct = value(DIRECT_VISIBLE_LSN, 0);
+        if (Long.compareUnsigned(direct, visibleLsn) > 0) { // the rows written at commit are ahead of the cut
+            visibleLsn = direct;
+            visibleAgeMs = value(DIRECT_VISIBLE_AGE_MS, -1);
+        }
+        return new StatusLine(value(LAG_BYTES, -1), value(COMMIT_LAG_MS, -1), rowsPerSecond, visibleLsn, visibleAgeMs,
+                copy);
     }
 
     private long value(String name, long absent) {

@@ -80,7 +80,9 @@ class ObservabilityEndToEndIT {
             assertTrue(status.contains("slot       " + e.slot + ": active"), status);
             assertTrue(status.matches("(?s).*WAL lag \\d+ bytes.*rows/s into ClickHouse.*"), status);
             String watermark = Lsn.format(e.committedLsn());
-            assertTrue(status.contains("visible up to " + watermark), "watermark " + watermark + " in:\n" + status);
+            assertTrue(status.contains("checkpointed up to " + watermark), "watermark " + watermark + " in:\n" + status);
+            String visible = Lsn.format(visibleLsn(e));
+            assertTrue(status.contains("visible up to " + visible), "visible " + visible + " in:\n" + status);
             String page = "http://127.0.0.1:" + port + "/#/job/running/" + job.getJobID() + "/overview";
             Path shot = Path.of("target", "dashboard-" + e.schema + ".png").toAbsolutePath();
             Files.createDirectories(shot.getParent());
@@ -320,10 +322,10 @@ class ObservabilityEndToEndIT {
     private static void lineIsTheJobsLagAndWatermark(E2e e, CapturedLog console) throws Exception {
         String[] last = {"none"};
         FlinkTestJobs.awaitTrue(() -> "a status line with the lag gauge's value (" + TestMetricReporter.value("lag_bytes")
-                + ") and the watermark in ClickHouse (" + Lsn.format(e.committedLsn()) + "); last line: " + last[0],
-                Duration.ofSeconds(60), () -> {
+                + ") and the newest commit visible in ClickHouse (" + Lsn.format(visibleLsn(e)) + "); last line: "
+                + last[0], Duration.ofSeconds(60), () -> {
                     long lag = TestMetricReporter.value("lag_bytes");
-                    String watermark = Lsn.format(e.committedLsn());
+                    String watermark = Lsn.format(visibleLsn(e));
                     String line = next(console);
                     if (line == null) {
                         return false;
@@ -331,8 +333,14 @@ class ObservabilityEndToEndIT {
                     last[0] = line;
                     Matcher m = STREAM.matcher(line);
                     return m.matches() && lag == TestMetricReporter.value("lag_bytes") && Long.parseLong(m.group(1)) == lag
-                            && watermark.equals(Lsn.format(e.committedLsn())) && m.group(3).equals(watermark);
+                            && watermark.equals(Lsn.format(visibleLsn(e))) && m.group(3).equals(watermark);
                 });
+    }
+
+    /** {@code _walshadow_visible}'s mark for the job's sink: with rows written at commit, ahead of the watermark. */
+    private static long visibleLsn(E2e e) {
+        return Long.parseLong(e.ch.queryString("SELECT max(commit_lsn) FROM `" + e.chDatabase
+                + "`.`_walshadow_visible` WHERE sink = '" + e.slot + "'"));
     }
 
     /**

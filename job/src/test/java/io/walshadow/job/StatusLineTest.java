@@ -70,6 +70,15 @@ class StatusLineTest {
         r.notifyOfRemovedMetric(rows, "rows_staged", group("clickhouse_sink"));
         restarted.inc(30);
         assertEquals(30, r.read(8_000_000_000L).rowsPerSecond());
+        // rows written at commit: the writer's mark, when ahead of the committer's checkpointed cut
+        long[] direct = {0x3000000L};
+        r.notifyOfAddedMetric((Gauge<Long>) () -> direct[0], "direct_visible_lsn", group("clickhouse_sink"));
+        r.notifyOfAddedMetric((Gauge<Long>) () -> 80L, "direct_visible_commit_age_ms", group("clickhouse_sink"));
+        assertEquals(0x3000060L, r.read(9_000_000_000L).visibleLsn(), "behind the cut: the cut");
+        direct[0] = 0x3000A00L;
+        StatusLine ahead = r.read(9_100_000_000L);
+        assertEquals(0x3000A00L, ahead.visibleLsn());
+        assertEquals(80L, ahead.visibleAgeMs());
     }
 
     @Test

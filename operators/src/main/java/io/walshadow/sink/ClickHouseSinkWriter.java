@@ -220,6 +220,9 @@ final class ClickHouseSinkWriter implements CommittingSinkWriter<Drained, SinkBa
     private final Counter parkedDirect;
     private final Counter parkedStaged;
     private volatile long directVisibleLagMs = -1;
+    /** The commit the last direct write advanced {@code _walshadow_visible} to: LSN (0 none yet), time on the source. */
+    private volatile long directVisibleLsn;
+    private volatile long directVisibleCommitMs = -1;
     /** Runs the direct write in flight (created with the first write). */
     private java.util.concurrent.ExecutorService directPool;
     /** Runs the INSERTs of a direct write, a few at once. */
@@ -309,6 +312,12 @@ final class ClickHouseSinkWriter implements CommittingSinkWriter<Drained, SinkBa
         // clickhouse.visibility=commit: the last direct write's commit -> visible (the committer's visible_lag_ms and
         // commit_to_visible_ms follow the checkpointed batches)
         g.gauge("direct_visible_lag_ms", () -> directVisibleLagMs);
+        // as the committer's visible_lsn / visible_commit_age_ms, for the rows written at commit
+        g.gauge("direct_visible_lsn", () -> directVisibleLsn);
+        g.gauge("direct_visible_commit_age_ms", () -> {
+            long t = directVisibleCommitMs;
+            return t < 0 ? -1L : Math.max(0L, System.currentTimeMillis() - t);
+        });
         stagedForOrder = g.counter("batches_staged_for_order");
         parkedDirect = g.counter("rows_parked_written_directly");
         parkedStaged = g.counter("rows_parked_staged");
@@ -1248,6 +1257,7 @@ final class ClickHouseSinkWriter implements CommittingSinkWriter<Drained, SinkBa
         String visibleSql = visible;
         int n = inserts.size();
         long commitMs = visible == null ? -1 : io.walshadow.xact.PgTimestamps.toUnixMicros(last.commitTime()) / 1000;
+        long commitLsn = visible == null ? 0 : last.commitLsn();
         inFlight = directPool().submit(() -> {
             long bytes = runAll(inserts);
             if (visibleSql != null) {
@@ -1255,6 +1265,8 @@ final class ClickHouseSinkWriter implements CommittingSinkWriter<Drained, SinkBa
                     ch.execute(visibleSql);
                     return null;
                 });
+                directVisibleLsn = commitLsn;
+                directVisibleCommitMs = commitMs;
             }
             return new long[] {n, bytes, commitMs < 0 ? -1 : Math.max(0, System.currentTimeMillis() - commitMs)};
         });
