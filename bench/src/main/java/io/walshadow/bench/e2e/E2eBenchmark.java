@@ -181,7 +181,8 @@ public final class E2eBenchmark {
                 + REFERENCE + "'s rows/s. 1st chg: seconds from the start to the first change (connect, slot, catalog);"
                 + " rows/s after it. CPU: this JVM's, the slot's walsender process's and the ClickHouse server's CPU"
                 + " time over the capture (" + WalshadowContender.ID + ": \"captured\" = visible in ClickHouse, behind"
-                + " its committed watermark; the reference captures without a sink)."
+                + " _walshadow_visible, or the committed watermark with clickhouse.visibility=checkpoint; the reference"
+                + " captures without a sink)."
                 + " Peak heap: most heap in use during the capture, which starts from a collected heap; after GC: the most"
                 + " in use right after a collection. Each column is its own median.)");
         if (ref != null && results.containsKey(WalshadowContender.ID)) {

@@ -27,7 +27,7 @@ import java.util.stream.Collectors;
 
 /**
  * TOAST benchmark: MB/s of out-of-line values replicated end to end (PostgreSQL, our job in a local MiniCluster,
- * ClickHouse, visible behind the committed watermark), with peak heap, next to references measured in the same run
+ * ClickHouse, visible in ClickHouse), with peak heap, next to references measured in the same run
  * on the same machine. A program that prints figures, not a test (deploy/bench/toast.sh runs it).
  *
  * <p><b>Workload</b> ({@link DocsWorkload}): {@code docs (id, note, body text pglz, blob bytea)}, {@code --mb} MiB
@@ -484,7 +484,7 @@ public final class ToastBenchmark {
                     megabytes(median(ms, m -> m.afterGc)), megabytes(median(ms, m -> m.rss)));
         }
         System.out.printf(Locale.ROOT, "(seconds: from the start (MiniCluster and restore, engine start) to the last row"
-                + " visible in ClickHouse behind the committed watermark (walshadow) or captured (debezium, no sink; its"
+                + " visible in ClickHouse (walshadow: behind _walshadow_visible at its default visibility) or captured (debezium, no sink; its"
                 + " UPDATE line from its last INSERT event on); COPY: the whole COPY. MB/s: the large values the phase's"
                 + " rows carry, %.1f MB raw (octet_length) / %.1f MB stored (pg_column_size), over seconds (debezium"
                 + " UPDATE: the bytes of real values it delivered, raw). x COPY:"
