@@ -20,8 +20,8 @@ import org.slf4j.LoggerFactory;
  * Logs a {@link StatusLine} every few seconds (logger {@code io.walshadow.job.status}), read from the job's own
  * metrics as Flink's reporters see them: the WAL source's lag, the decoder's commit lag, the sink's rows and the
  * newest commit visible in ClickHouse (its writer's {@code _walshadow_visible} mark with rows written at commit, else
- * the watermark its committer made visible), the snapshot coordinator's progress. A Flink metric reporter, so it sees the
- * JobManager's metrics (the copy's progress) and the TaskManager's alike: the embedded MiniCluster of a run from a
+ * the watermark its committer made visible), the snapshot coordinator's progress. A Flink metric reporter, so it sees
+ * the JobManager's metrics (the copy's progress) and the TaskManager's alike: the embedded MiniCluster of a run from a
  * plain JVM has both in one registry. Nothing is printed while no job runs.
  */
 public final class StatusLineReporter implements MetricReporter, Scheduled, MetricReporterFactory {
@@ -72,7 +72,8 @@ public final class StatusLineReporter implements MetricReporter, Scheduled, Metr
     public void notifyOfAddedMetric(Metric metric, String name, MetricGroup group) {
         String id = group.getMetricIdentifier(name);
         for (String wanted : new String[] {LAG_BYTES, COMMIT_LAG_MS, ROWS_STAGED, VISIBLE_LSN, VISIBLE_AGE_MS,
-            DIRECT_VISIBLE_LSN, DIRECT_VISIBLE_AGE_MS, COPY_COMPLETE, COPY_CHUNKS_TOTAL, COPY_CHUNKS_DONE, COPY_ROWS, COPY_ETA_MS, COPY_WAITING_MS}) {
+            DIRECT_VISIBLE_LSN, DIRECT_VISIBLE_AGE_MS, COPY_COMPLETE, COPY_CHUNKS_TOTAL, COPY_CHUNKS_DONE, COPY_ROWS,
+            COPY_ETA_MS, COPY_WAITING_MS}) {
             if (id.endsWith("." + wanted)) {
                 metrics.put(wanted, metric);
                 names.put(metric, wanted);

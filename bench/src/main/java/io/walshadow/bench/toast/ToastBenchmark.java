@@ -484,8 +484,8 @@ public final class ToastBenchmark {
                     megabytes(median(ms, m -> m.afterGc)), megabytes(median(ms, m -> m.rss)));
         }
         System.out.printf(Locale.ROOT, "(seconds: from the start (MiniCluster and restore, engine start) to the last row"
-                + " visible in ClickHouse (walshadow: behind _walshadow_visible at its default visibility) or captured (debezium, no sink; its"
-                + " UPDATE line from its last INSERT event on); COPY: the whole COPY. MB/s: the large values the phase's"
+                + " visible in ClickHouse (walshadow: behind _walshadow_visible at its default visibility) or captured"
+                + " (debezium, no sink; its UPDATE line from its last INSERT event on); COPY: the whole COPY. MB/s: the large values the phase's"
                 + " rows carry, %.1f MB raw (octet_length) / %.1f MB stored (pg_column_size), over seconds (debezium"
                 + " UPDATE: the bytes of real values it delivered, raw). x COPY:"
                 + " COPY text's seconds over the line's (COPY text streamed %.1f MB, binary %.1f MB). CPU over the line;"
