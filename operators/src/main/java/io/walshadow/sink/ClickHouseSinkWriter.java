@@ -219,8 +219,11 @@ final class ClickHouseSinkWriter implements CommittingSinkWriter<Drained, SinkBa
     /** Rows that waited for the committer (parked), then written directly / staged after all. */
     private final Counter parkedDirect;
     private final Counter parkedStaged;
+    /**
+     * Set by the direct write that advanced {@code _walshadow_visible}, once it landed: its commit -> visible ms (-1
+     * none yet), the commit's LSN (0 none yet) and time on the source.
+     */
     private volatile long directVisibleLagMs = -1;
-    /** The commit the last direct write advanced {@code _walshadow_visible} to: LSN (0 none yet), time on the source. */
     private volatile long directVisibleLsn;
     private volatile long directVisibleCommitMs = -1;
     /** Runs the direct write in flight (created with the first write). */
@@ -228,7 +231,7 @@ final class ClickHouseSinkWriter implements CommittingSinkWriter<Drained, SinkBa
     /** Runs the INSERTs of a direct write, a few at once. */
     private java.util.concurrent.ExecutorService insertPool;
     /**
-     * The direct write in flight, null when none: INSERTs, bytes written, commit -> visible ms (-1: no commit). One
+     * The direct write in flight, null when none: INSERTs and bytes written (counted on the task thread). One
      * at a time: two in flight measured slower on a shared ClickHouse (more, smaller parts at once).
      */
     private java.util.concurrent.Future<long[]> inFlight;
@@ -1265,10 +1268,11 @@ final class ClickHouseSinkWriter implements CommittingSinkWriter<Drained, SinkBa
                     ch.execute(visibleSql);
                     return null;
                 });
+                directVisibleLagMs = Math.max(0, System.currentTimeMillis() - commitMs);
                 directVisibleLsn = commitLsn;
                 directVisibleCommitMs = commitMs;
             }
-            return new long[] {n, bytes, commitMs < 0 ? -1 : Math.max(0, System.currentTimeMillis() - commitMs)};
+            return new long[] {n, bytes};
         });
     }
 
@@ -1281,9 +1285,6 @@ final class ClickHouseSinkWriter implements CommittingSinkWriter<Drained, SinkBa
         inFlight = null;
         try {
             long[] done = f.get();
-            if (done[2] >= 0) {
-                directVisibleLagMs = done[2];
-            }
             flushes.inc(done[0]);
             directWrites.inc(done[0]);
             bytesStaged.inc(done[1]);
