@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # TOAST benchmark: MB/s of out-of-line values replicated end to end by our job (local MiniCluster, RocksDB,
-# ClickHouse sink; visible behind the committed watermark), with peak heap, next to references measured in the same
+# ClickHouse sink; visible in ClickHouse: _walshadow_visible at the job's default), with peak heap, next to references measured in the same
 # run: COPY (SELECT * FROM docs) TO STDOUT through pgjdbc (text and binary) and Debezium 3.6's embedded connector
 # (io.walshadow.bench.toast.ToastBenchmark in the bench module).
 #

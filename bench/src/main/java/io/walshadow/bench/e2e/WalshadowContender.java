@@ -354,10 +354,11 @@ public final class WalshadowContender implements Contender {
     }
 
     /**
-     * Where a {@link Run#suspend suspended} run left off: its savepoint, its ClickHouse database, and the last
-     * batch visible there (the next run counts the batches after it).
+     * Where a {@link Run#suspend suspended} run left off: its savepoint, its ClickHouse database, the last batch
+     * visible there and the last commit {@code _walshadow_visible} shows (the next run counts the batches, or with
+     * rows visible at commit the commits, after them).
      */
-    public record Resume(String savepoint, String database, long lastBatch) {}
+    public record Resume(String savepoint, String database, long lastBatch, long lastCommitSeq) {}
 
     /**
      * Starts a capture: from the seed savepoint into a fresh database ({@code from} null, as {@link #start}), or
@@ -376,7 +377,8 @@ public final class WalshadowContender implements Contender {
         Path checkpoints = work.resolve("checkpoints-" + n);
         BenchMetrics.clear();
         JobClient job = execute(config(db), from == null ? savepoint : from.savepoint(), checkpoints);
-        Poller poller = new Poller(job, db, tally, from == null ? 0 : from.lastBatch());
+        Poller poller = from == null ? new Poller(job, db, tally, 0, 0)
+                : new Poller(job, db, tally, from.lastBatch(), from.lastCommitSeq());
         poller.start();
         return new Run(n, job, poller, db, checkpoints);
     }
@@ -414,14 +416,19 @@ public final class WalshadowContender implements Contender {
             job.getJobExecutionResult().get(60, TimeUnit.SECONDS);
             E2eBenchmark.log("  " + name() + " capture " + n + ": " + poller.batches + " batches visible, suspended");
             long last = poller.lastBatch;
-            try (ClickHouseConnection ch = adminConnection()) { // batches committed after the poller's last poll
+            long lastSeq = poller.lastSeq;
+            try (ClickHouseConnection ch = adminConnection()) { // batches and commits made visible after the last poll
                 String m = ch.queryString(SinkTables.lastFinishedBatchSql(db, SINK_ID));
                 if (m != null && !m.isEmpty()) {
                     last = Math.max(last, Long.parseLong(m));
                 }
+                String v = ch.queryString(visibleSeqSql(db));
+                if (v != null && !v.isEmpty()) {
+                    lastSeq = Math.max(lastSeq, Long.parseLong(v));
+                }
             }
             FileUtils.deleteDirectory(checkpoints.toFile());
-            return new Resume(sp, db, last);
+            return new Resume(sp, db, last, lastSeq);
         }
 
         @Override
@@ -471,14 +478,17 @@ public final class WalshadowContender implements Contender {
         private volatile boolean halted;
         volatile int batches;
         volatile long lastBatch;
+        /** The last commit counted: a resumed run's visible mark starts where the suspended one's was. */
+        volatile long lastSeq;
 
-        Poller(JobClient job, String db, Tally tally, long lastBatch) {
+        Poller(JobClient job, String db, Tally tally, long lastBatch, long lastSeq) {
             super("walshadow-bench-poller");
             setDaemon(true);
             this.job = job;
             this.db = db;
             this.tally = tally;
             this.lastBatch = lastBatch;
+            this.lastSeq = lastSeq;
         }
 
         void halt() throws InterruptedException {
@@ -490,7 +500,6 @@ public final class WalshadowContender implements Contender {
         public void run() {
             String wm = "`" + db + "`.`" + SinkTables.WATERMARK + "`";
             String log = "`" + db + "`.`" + SinkTables.COMMIT_LOG + "`";
-            long lastSeq = 0;
             long polls = 0;
             try (ClickHouseConnection ch = new ClickHouseConnection(LocalCh.url(), LocalCh.user(),
                     LocalCh.password(), db)) {
@@ -564,8 +573,7 @@ public final class WalshadowContender implements Contender {
         private long pollVisible(ClickHouseConnection ch, long lastSeq) {
             String visible;
             try {
-                visible = ch.queryString("SELECT max(commit_seq) FROM `" + db + "`.`" + SinkTables.VISIBLE
-                        + "` WHERE sink = '" + SINK_ID + "'");
+                visible = ch.queryString(visibleSeqSql(db));
             } catch (RuntimeException e) {
                 return lastSeq; // the sink has not created its tables yet
             }
@@ -590,6 +598,11 @@ public final class WalshadowContender implements Contender {
             tally.changes(Math.toIntExact(changes));
             return seq;
         }
+    }
+
+    /** The last commit {@code _walshadow_visible} shows for the bench's sink in {@code db}. */
+    private static String visibleSeqSql(String db) {
+        return "SELECT max(commit_seq) FROM `" + db + "`.`" + SinkTables.VISIBLE + "` WHERE sink = '" + SINK_ID + "'";
     }
 
     /** Whether rows are written straight after each commit ({@code clickhouse.visibility=commit}). */
