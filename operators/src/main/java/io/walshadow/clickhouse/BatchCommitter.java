@@ -38,11 +38,12 @@ public final class BatchCommitter {
     private final Retrier retry;
     private final String db;
 
-    public BatchCommitter(ClickHouseSql ch, ServerCapabilities caps, Retrier retry) {
+    /** @param sinkId the sink whose batches this commits */
+    public BatchCommitter(ClickHouseSql ch, ServerCapabilities caps, Retrier retry, String sinkId) {
         this.ch = ch;
         this.retry = retry;
         this.db = ch.database();
-        this.steps = new StepExecutor(ch, caps, retry);
+        this.steps = new StepExecutor(ch, caps, retry, sinkId);
     }
 
     /** Creates the sink's own tables and views if missing. */

@@ -28,8 +28,9 @@ import java.util.regex.Pattern;
  *       the unfinished batch, which a writer cut off from the job may still be writing into.
  *       ({@code _a} names: tables of the layout with {@code _attempt}; earlier ones serve committables of earlier
  *       builds.)
- *   <li>views {@code _walshadow_committed} (the watermark, and whether a commit is in progress) and
- *       {@code <dest>__live} (the table's live rows: FINAL, without tombstones).
+ *   <li>views {@code _walshadow_committed} (the watermark, and whether a commit is in progress),
+ *       {@code <dest>__live} (the table's live rows: FINAL, without tombstones) and {@code <dest>__consistent} (the
+ *       table as of {@code _walshadow_visible}: {@link #consistentViewSql}).
  * </ul>
  */
 public final class SinkTables {
@@ -43,6 +44,10 @@ public final class SinkTables {
     public static final String VISIBLE = "_walshadow_visible";
     public static final String STAGE_PREFIX = "_walshadow_stage_";
     public static final String LIVE_SUFFIX = "__live";
+    /** A destination's rows as of {@link #VISIBLE}: every commit up to it whole, none after it. */
+    public static final String CONSISTENT_SUFFIX = "__consistent";
+    /** The views the sink keeps next to each destination table. */
+    public static final List<String> VIEW_SUFFIXES = List.of(LIVE_SUFFIX, CONSISTENT_SUFFIX);
     public static final String BATCH = "_batch";
     public static final String SEGMENT = "_seg";
     public static final String ATTEMPT = "_attempt";
@@ -197,6 +202,43 @@ public final class SinkTables {
                 + " commit_time, batch, written_at) VALUES (" + ColumnCodec.quote(sinkId) + ", " + commitSeq + ", "
                 + commitLsn + ", '" + io.walshadow.wal.Lsn.format(commitLsn) + "', toDateTime("
                 + BatchCommitter.commitSeconds(commitTime) + ", 'UTC'), " + batch + ", now())";
+    }
+
+    /**
+     * The table as of the sink's visible mark: per key, the newest version whose commit is at or before the mark,
+     * without tombstones. FINAL cannot say this (it folds to the newest version before any filter on
+     * {@code _commit_lsn}); argMax of one tuple keeps NULLs (argMax of a Nullable column skips them) and reads the
+     * rows once. The mark is read when a query using the view starts, so a query sees whole commits only.
+     *
+     * @param columns the table's columns in order, each named once
+     * @param key its sorting-key columns: versions of one row share them
+     */
+    public static String consistentViewSql(String db, String sinkId, String table, List<String> columns,
+                                           List<String> key) {
+        String row = "_walshadow_row";
+        while (columns.contains(row)) {
+            row = "_" + row;
+        }
+        List<String> versioned = new ArrayList<>();
+        List<String> out = new ArrayList<>();
+        for (String c : columns) {
+            if (key.contains(c)) {
+                out.add(quote(c));
+            } else {
+                versioned.add(quote(c));
+                out.add("tupleElement(" + quote(row) + ", " + versioned.size() + ") AS " + quote(c));
+            }
+        }
+        versioned.add(quote(DestinationSchema.IS_DELETED));
+        List<String> keys = key.stream().map(DestinationSchema::quote).toList();
+        String d = quote(db) + ".";
+        return "CREATE VIEW IF NOT EXISTS " + d + quote(table + CONSISTENT_SUFFIX) + " AS SELECT "
+                + String.join(", ", out)
+                + " FROM (SELECT " + String.join(", ", keys) + ", argMax(tuple(" + String.join(", ", versioned)
+                + "), " + quote(DestinationSchema.LSN) + ") AS " + quote(row) + " FROM " + d + quote(table)
+                + " WHERE " + quote(DestinationSchema.COMMIT_LSN) + " <= (SELECT max(commit_lsn) FROM " + d
+                + quote(VISIBLE) + " WHERE sink = " + ColumnCodec.quote(sinkId) + ") GROUP BY "
+                + String.join(", ", keys) + ") WHERE tupleElement(" + quote(row) + ", " + versioned.size() + ") = 0";
     }
 
     /** The newest batch of this sink the committer finished (empty: none yet). */

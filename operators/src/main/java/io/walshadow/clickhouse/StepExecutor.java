@@ -12,7 +12,8 @@ import java.util.Map;
  * Executes {@link SinkStep}s against the destination database, each safe to repeat: a DDL step first looks at the
  * table and does only what is still missing (ClickHouse 18.16 has no {@code IF [NOT] EXISTS} for columns, and a
  * retried batch repeats the step that was running when the committer failed). After any change to a table's
- * columns or name, its {@code <table>__live} view is recreated (18.16 expands a view's {@code *} at creation).
+ * columns or name, its views ({@code <table>__live}, {@code <table>__consistent}) are recreated (18.16 expands a
+ * view's {@code *} at creation).
  */
 public final class StepExecutor {
     private static final long MUTATION_TIMEOUT_MS = 600_000;
@@ -21,8 +22,11 @@ public final class StepExecutor {
     private final ServerCapabilities caps;
     private final Retrier retry;
     private final String db;
+    private final String sinkId;
 
-    public StepExecutor(ClickHouseSql ch, ServerCapabilities caps, Retrier retry) {
+    /** @param sinkId whose visible mark the consistent views read */
+    public StepExecutor(ClickHouseSql ch, ServerCapabilities caps, Retrier retry, String sinkId) {
+        this.sinkId = sinkId;
         this.ch = ch;
         this.caps = caps;
         this.retry = retry;
@@ -42,11 +46,13 @@ public final class StepExecutor {
             sql("INSERT INTO " + name(t) + " (" + cols + ")" + settings + " SELECT " + cols + " FROM "
                     + name(i.stage()) + " WHERE " + SinkTables.stagedWhere(batch, i.segment(), attempt));
         } else if (step instanceof SinkStep.CreateTable c) {
-            if (t.endsWith(SinkTables.LIVE_SUFFIX) && "View".equals(engine(t))) {
-                throw new IllegalStateException("cannot create ClickHouse table " + db + "." + t + ": that name is the"
-                        + " live view of table " + t.substring(0, t.length() - SinkTables.LIVE_SUFFIX.length())
-                        + " (a PostgreSQL table whose name ends in " + SinkTables.LIVE_SUFFIX + " next to one without"
-                        + " the suffix); rename one of the two tables in PostgreSQL, or exclude one");
+            for (String suffix : SinkTables.VIEW_SUFFIXES) {
+                if (t.endsWith(suffix) && "View".equals(engine(t))) {
+                    throw new IllegalStateException("cannot create ClickHouse table " + db + "." + t + ": that name is"
+                            + " a view of table " + t.substring(0, t.length() - suffix.length()) + " (a PostgreSQL"
+                            + " table whose name ends in " + suffix + " next to one without the suffix); rename one"
+                            + " of the two tables in PostgreSQL, or exclude one");
+                }
             }
             sql(c.sql());
             if (!ToastMirror.isMirror(t)) {
@@ -134,11 +140,11 @@ public final class StepExecutor {
                 sql("TRUNCATE TABLE " + name(t));
             }
         } else if (step instanceof SinkStep.DropTable) {
-            dropView(t);
+            dropViews(t);
             sql("DROP TABLE IF EXISTS " + name(t));
         } else if (step instanceof SinkStep.RenameTable r) {
             if (exists(t) && !exists(r.to())) {
-                dropView(t);
+                dropViews(t);
                 sql("RENAME TABLE " + name(t) + " TO " + name(r.to()));
             }
             viewChanged(r.to());
@@ -181,7 +187,7 @@ public final class StepExecutor {
         }
     }
 
-    /** A step changed the table's columns or name: its {@code __live} view is rebuilt now, or at {@link #flushViews}. */
+    /** A step changed the table's columns or name: its views are rebuilt now, or at {@link #flushViews}. */
     private void viewChanged(String table) throws InterruptedException {
         if (deferViews) {
             pendingViews.add(table);
@@ -210,18 +216,56 @@ public final class StepExecutor {
     private boolean deferViews;
     private final java.util.Set<String> pendingViews = new java.util.LinkedHashSet<>();
 
-    /** Recreates {@code <table>__live}: the live rows (FINAL, no tombstones), columns as the table has them now. */
+    /**
+     * Recreates the table's views, with its columns as they are now: {@code __live} (the live rows: FINAL, no
+     * tombstones) and {@code __consistent} ({@link SinkTables#consistentViewSql}).
+     */
     public void refreshView(String table) throws InterruptedException {
         Map<String, String> cols = columns(table);
-        String view = name(table + SinkTables.LIVE_SUFFIX);
-        dropView(table);
+        dropViews(table);
         if (cols.isEmpty()) {
             return;
         }
         List<String> names = new ArrayList<>();
         cols.keySet().forEach(c -> names.add(quote(c)));
-        sql("CREATE VIEW " + view + " AS SELECT " + String.join(", ", names) + " FROM " + name(table)
-                + " FINAL WHERE " + quote(DestinationSchema.IS_DELETED) + " = 0");
+        sql("CREATE VIEW " + name(table + SinkTables.LIVE_SUFFIX) + " AS SELECT " + String.join(", ", names)
+                + " FROM " + name(table) + " FINAL WHERE " + quote(DestinationSchema.IS_DELETED) + " = 0");
+        createConsistentView(table, cols);
+    }
+
+    /**
+     * Creates the consistent view of each of these tables that has none: tables created by a build before the views
+     * get theirs when the job starts instead of at their next schema change.
+     */
+    public void addMissingConsistentViews(java.util.Collection<String> tables) throws InterruptedException {
+        String q = "SELECT name FROM system.tables WHERE database = " + ColumnCodec.quote(db);
+        java.util.Set<String> names = new java.util.HashSet<>();
+        for (String[] row : retry.call(q, () -> ch.queryTsv(q))) {
+            names.add(row[0]);
+        }
+        for (String t : tables) {
+            if (names.contains(t) && !names.contains(t + SinkTables.CONSISTENT_SUFFIX)) {
+                createConsistentView(t, columns(t));
+            }
+        }
+    }
+
+    private void createConsistentView(String table, Map<String, String> cols) throws InterruptedException {
+        List<String> key = sortingKey(table);
+        if (sinkId != null && !key.isEmpty() && cols.containsKey(DestinationSchema.COMMIT_LSN)) {
+            sql(SinkTables.consistentViewSql(db, sinkId, table, List.copyOf(cols.keySet()), key));
+        }
+    }
+
+    /** The table's sorting-key columns (the key its versions share). */
+    private List<String> sortingKey(String table) throws InterruptedException {
+        String q = "SELECT name FROM system.columns WHERE database = " + ColumnCodec.quote(db) + " AND table = "
+                + ColumnCodec.quote(table) + " AND is_in_sorting_key = 1";
+        List<String> key = new ArrayList<>();
+        for (String[] row : retry.call(q, () -> ch.queryTsv(q))) {
+            key.add(row[0]);
+        }
+        return key;
     }
 
     /** Column name to type, in table order; empty when the table does not exist. */
@@ -236,22 +280,24 @@ public final class StepExecutor {
     }
 
     /**
-     * Drops {@code <table>__live} if it is a view. Anything else under that name is the destination of another
-     * PostgreSQL table (one named {@code <table>__live}): never dropped, the job stops naming both.
+     * Drops the table's views. Anything else under one of their names is the destination of another PostgreSQL table
+     * (one named {@code <table>__live}, say): never dropped, the job stops naming both.
      */
-    private void dropView(String table) throws InterruptedException {
-        String view = table + SinkTables.LIVE_SUFFIX;
-        String engine = engine(view);
-        if (engine == null) {
-            return;
+    private void dropViews(String table) throws InterruptedException {
+        for (String suffix : SinkTables.VIEW_SUFFIXES) {
+            String view = table + suffix;
+            String engine = engine(view);
+            if (engine == null) {
+                continue;
+            }
+            if (!engine.equals("View")) {
+                throw new IllegalStateException("ClickHouse table " + db + "." + view + " (engine " + engine + ") is"
+                        + " where table " + table + "'s " + suffix.substring(2) + " view goes; it is not a view (the"
+                        + " destination of a PostgreSQL table named like it?) and is left as it is: rename one of the"
+                        + " two tables in PostgreSQL, or exclude one");
+            }
+            sql("DROP TABLE IF EXISTS " + name(view));
         }
-        if (!engine.equals("View")) {
-            throw new IllegalStateException("ClickHouse table " + db + "." + view + " (engine " + engine + ") is where"
-                    + " table " + table + "'s live view goes; it is not a view (the destination of a PostgreSQL table"
-                    + " named like it?) and is left as it is: rename one of the two tables in PostgreSQL, or"
-                    + " exclude one");
-        }
-        sql("DROP TABLE IF EXISTS " + name(view));
     }
 
     /** The table's engine, null when there is none of that name. */

@@ -76,7 +76,7 @@ final class ClickHouseCommitter implements Committer<SinkBatch> {
             ch = options.connect();
             Retrier retry = new Retrier(options.retryTimeout(), retries::inc);
             ServerCapabilities caps = retry.call("SELECT version()", () -> ServerCapabilities.probe(ch));
-            committer = new BatchCommitter(ch, caps, retry);
+            committer = new BatchCommitter(ch, caps, retry, options.sinkId());
             committer.setup();
         }
         return committer;

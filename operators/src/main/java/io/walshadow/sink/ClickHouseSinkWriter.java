@@ -331,8 +331,8 @@ final class ClickHouseSinkWriter implements CommittingSinkWriter<Drained, SinkBa
         quarantine = new Quarantine(sinkId, ch, retry, g);
         try {
             caps = retry.call("SELECT version()", () -> ServerCapabilities.probe(ch));
-            executor = new StepExecutor(ch, caps, retry);
-            new BatchCommitter(ch, caps, retry).setup();
+            executor = new StepExecutor(ch, caps, retry, sinkId);
+            new BatchCommitter(ch, caps, retry, sinkId).setup();
             types = new io.walshadow.pg.StreamTypes(pg, restored == null ? io.walshadow.catalog.TypeSet.EMPTY : restored.types());
             loadTypes();
             if (restored != null) {
@@ -341,6 +341,7 @@ final class ClickHouseSinkWriter implements CommittingSinkWriter<Drained, SinkBa
                             + "', this job is configured as '" + sinkId + "'");
                 }
                 restored.tables().forEach(t -> tables.put(t.relOid(), t));
+                executor.addMissingConsistentViews(restored.tables().stream().map(DestTable::destName).toList());
                 retireDue = restored.retireMirrors();
                 droppedRelations.addAll(restored.droppedRelations());
                 leftRoots.putAll(restored.leftRoots());

@@ -33,7 +33,7 @@ final class StaleRows {
         try (ClickHouseConnection ch = sink.connect()) {
             Retrier retry = new Retrier(sink.retryTimeout(), () -> {});
             StepExecutor executor = new StepExecutor(ch, retry.call("SELECT version()", () -> ServerCapabilities.probe(ch)),
-                    retry);
+                    retry, sink.sinkId());
             for (RelationDescriptor d : tables) {
                 List<String> names = new ArrayList<>(List.of(DestinationSchema.tableName(d)));
                 if (d.toastRelOid() != 0) {

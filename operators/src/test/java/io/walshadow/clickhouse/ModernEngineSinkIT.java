@@ -106,7 +106,7 @@ class ModernEngineSinkIT {
                     && caps.addColumnIfNotExists() && caps.renameColumn() && caps.nonReplicatedDeduplicationWindow(),
                     caps.toString());
             Retrier retry = new Retrier(Duration.ofSeconds(10), null);
-            BatchCommitter committer = new BatchCommitter(ch, caps, retry);
+            BatchCommitter committer = new BatchCommitter(ch, caps, retry, SINK);
             committer.setup();
             committer.setup(); // IF NOT EXISTS throughout
             SchemaPlanner planner = new SchemaPlanner(db, caps, true);
@@ -207,6 +207,9 @@ class ModernEngineSinkIT {
             assertEquals(live, rows(ch, select + destSql + " FINAL ORDER BY id"));
             assertEquals(live, rows(ch, select + quote(db) + "." + quote(dest + SinkTables.LIVE_SUFFIX)
                     + " ORDER BY id"));
+            // every commit of the batch is visible: the consistent view agrees
+            assertEquals(live, rows(ch, select + quote(db) + "." + quote(dest + SinkTables.CONSISTENT_SUFFIX)
+                    + " ORDER BY id"));
             // a merge keeps each key's newest version, tombstones included (only a CLEANUP merge drops them)
             assertEquals("2", ch.queryString("SELECT countIf(_is_deleted = 1) FROM " + destSql));
 
@@ -290,7 +293,8 @@ class ModernEngineSinkIT {
             steps3.add(stage(ch, t2, rows, 3, 1));
             steps3.addAll(renamed.steps());
             assertTrue(committer.commit(new SinkBatch(SINK, 3, steps3, 2, 1, 7, 0x5200, 705, commitTime(7), ATTEMPT)));
-            assertEquals(List.of(row(dest3), row(dest3 + SinkTables.LIVE_SUFFIX)), rows(ch, "SELECT name FROM"
+            assertEquals(List.of(row(dest3), row(dest3 + SinkTables.CONSISTENT_SUFFIX), row(dest3
+                    + SinkTables.LIVE_SUFFIX)), rows(ch, "SELECT name FROM"
                     + " system.tables WHERE database = '" + db + "' AND name LIKE '" + schema + "%' ORDER BY name"));
             String dest3Sql = quote(db) + "." + quote(dest3);
             List<List<String>> eightRow = List.of(row("8", "2024-03-03 00:00:00.000008", "1709424000000008", "8.8",
