@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.walshadow.testing.FlinkTestJobs;
 import io.walshadow.testing.LocalPg;
 import io.walshadow.buffer.TestMetricReporter;
+import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.Statement;
 import java.time.Duration;
@@ -12,6 +13,7 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import org.apache.flink.configuration.CheckpointingOptions;
+import org.apache.flink.core.execution.JobClient;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -25,7 +27,7 @@ class VisibleAtCommitEndToEndIT {
     void rowsAppearBeforeTheirCheckpointAndStepsKeepTheirOrder() throws Exception {
         try (E2e e = new E2e("e2e_vis")) {
             String s = e.schema;
-            startVisibleAtCommit(e, "v text, w int", Duration.ofSeconds(30));
+            JobClient job = startVisibleAtCommit(e, "v text, w int", Duration.ofSeconds(30));
             Thread.sleep(3000); // the job's start; its first checkpoint is 30 s away
 
             List<Long> ms = new ArrayList<>();
@@ -78,6 +80,17 @@ class VisibleAtCommitEndToEndIT {
             e.awaitCaughtUp(Duration.ofSeconds(120));
             e.assertAllTablesEqual();
             e.assertEachCommitOnce();
+
+            // restored with nothing written since: the writer's gauges show the mark ClickHouse has, not 0
+            Path savepoint = E2e.stopWithSavepoint(job);
+            long mark = Long.parseLong(e.ch.queryString(visible));
+            TestMetricReporter.METRICS.clear();
+            e.start(e.config("--clickhouse.visibility", "commit", "--snapshot.mode", "never"), savepoint, 0);
+            FlinkTestJobs.awaitTrue(() -> "direct_visible_lsn after the restore to be " + mark + ", is "
+                    + (TestMetricReporter.METRICS.containsKey("direct_visible_lsn")
+                            ? TestMetricReporter.value("direct_visible_lsn") : "not registered"), Duration.ofSeconds(60),
+                    () -> TestMetricReporter.METRICS.containsKey("direct_visible_lsn")
+                            && TestMetricReporter.value("direct_visible_lsn") == mark);
         }
     }
 
@@ -131,10 +144,10 @@ class VisibleAtCommitEndToEndIT {
     }
 
     /** Table {@code t (id int PRIMARY KEY, <columns>)}, and the job on it with rows visible at commit. */
-    private static void startVisibleAtCommit(E2e e, String columns, Duration checkpoints) throws Exception {
+    private static JobClient startVisibleAtCommit(E2e e, String columns, Duration checkpoints) throws Exception {
         LocalPg.exec(e.pg, "CREATE TABLE " + e.schema + ".t (id int PRIMARY KEY, " + columns + ")");
         e.flink.set(CheckpointingOptions.CHECKPOINTING_INTERVAL, checkpoints);
-        e.start(e.config("--clickhouse.visibility", "commit", "--snapshot.mode", "never"), null, 0);
+        return e.start(e.config("--clickhouse.visibility", "commit", "--snapshot.mode", "never"), null, 0);
     }
 
     /**

@@ -333,6 +333,9 @@ final class ClickHouseSinkWriter implements CommittingSinkWriter<Drained, SinkBa
             caps = retry.call("SELECT version()", () -> ServerCapabilities.probe(ch));
             executor = new StepExecutor(ch, caps, retry, sinkId);
             new BatchCommitter(ch, caps, retry, sinkId).setup();
+            if (options.visibleAtCommit()) {
+                readVisibleMark();
+            }
             types = new io.walshadow.pg.StreamTypes(pg, restored == null ? io.walshadow.catalog.TypeSet.EMPTY : restored.types());
             loadTypes();
             if (restored != null) {
@@ -372,6 +375,21 @@ final class ClickHouseSinkWriter implements CommittingSinkWriter<Drained, SinkBa
         }
         LOG.info("ClickHouse sink {} on {} (server {}), {} destination tables, batch {}, attempt {}", sinkId, ch,
                 caps.version(), tables.size(), batch, Long.toUnsignedString(attempt));
+    }
+
+    /**
+     * The gauges of the direct writes start from the sink's mark in ClickHouse (what a restarted job has visible), not
+     * from 0 until this run's first write: on an idle source that could be a long time.
+     */
+    private void readVisibleMark() throws InterruptedException {
+        String q = "SELECT commit_lsn, toUnixTimestamp(commit_time) FROM " + DestinationSchema.quote(ch.database())
+                + "." + DestinationSchema.quote(SinkTables.VISIBLE) + " FINAL WHERE sink = " + ColumnCodec.quote(sinkId)
+                + " ORDER BY commit_seq DESC LIMIT 1";
+        List<String[]> rows = retry.call(q, () -> ch.queryTsv(q));
+        if (!rows.isEmpty()) {
+            directVisibleLsn = Long.parseUnsignedLong(rows.get(0)[0]);
+            directVisibleCommitMs = Long.parseLong(rows.get(0)[1]) * 1000;
+        }
     }
 
     private static long newAttempt() {
