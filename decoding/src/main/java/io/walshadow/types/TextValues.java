@@ -202,12 +202,16 @@ public final class TextValues {
     }
 
     private static PgNumeric numeric(String s) {
-        return switch (s) {
-            case "NaN" -> PgNumeric.NAN;
-            case "Infinity" -> PgNumeric.POSITIVE_INFINITY;
-            case "-Infinity" -> PgNumeric.NEGATIVE_INFINITY;
-            default -> PgNumeric.of(new BigDecimal(s));
-        };
+        // by the last character, not a switch on the string: that hashes every value's digits
+        char last = s.isEmpty() ? 0 : s.charAt(s.length() - 1);
+        if (last == 'N' && s.equals("NaN")) {
+            return PgNumeric.NAN;
+        } else if (last == 'y' && s.equals("Infinity")) {
+            return PgNumeric.POSITIVE_INFINITY;
+        } else if (last == 'y' && s.equals("-Infinity")) {
+            return PgNumeric.NEGATIVE_INFINITY;
+        }
+        return PgNumeric.of(new BigDecimal(s));
     }
 
     private static byte[] bytea(String s) {

@@ -461,6 +461,7 @@ public final class ChangeEventSerializer extends ImmutableValueSerializer<Change
         private static final int SIZE = 64; // power of two
         private final Encoded[] encoded = new Encoded[SIZE];
         private final Decoded[] decoded = new Decoded[SIZE];
+        private Decoded last;
 
         private record Encoded(RelationDescriptor descriptor, byte[] bytes) {}
 
@@ -478,15 +479,26 @@ public final class ChangeEventSerializer extends ImmutableValueSerializer<Change
         }
 
         RelationDescriptor decode(byte[] b, int version) throws IOException {
+            // rows in a row mostly share their descriptor: one comparison (vectorized) instead of hashing the bytes
+            Decoded l = last;
+            if (l != null && l.version == version && Arrays.equals(l.bytes, b)) {
+                return l.descriptor;
+            }
+            l = lookup(b, version);
+            last = l;
+            return l.descriptor;
+        }
+
+        private Decoded lookup(byte[] b, int version) throws IOException {
             int h = Arrays.hashCode(b);
             int slot = (h ^ (h >>> 16)) & (SIZE - 1);
             Decoded e = decoded[slot];
             if (e != null && e.hash == h && e.version == version && Arrays.equals(e.bytes, b)) {
-                return e.descriptor;
+                return e;
             }
-            RelationDescriptor d = RelationDescriptorCodec.fromBytes(b, version);
-            decoded[slot] = new Decoded(version, h, b, d);
-            return d;
+            e = new Decoded(version, h, b, RelationDescriptorCodec.fromBytes(b, version));
+            decoded[slot] = e;
+            return e;
         }
     }
 }

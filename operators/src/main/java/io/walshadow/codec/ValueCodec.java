@@ -101,6 +101,9 @@ public final class ValueCodec {
 
     /** Value class to its tag (the finite-numeric and timestamp tags are refined by the value). */
     private static final Map<Class<?>, Integer> TAGS = new IdentityHashMap<>();
+    private static final Integer STRING_TAG = STRING;
+    private static final Integer LONG_TAG = LONG;
+    private static final Integer INT_TAG = INT;
 
     static {
         TAGS.put(Boolean.class, TRUE);
@@ -205,7 +208,10 @@ public final class ValueCodec {
             out.writeByte(NULL);
             return;
         }
-        Integer tag = TAGS.get(v.getClass());
+        Class<?> c = v.getClass();
+        // the commonest classes by identity first: a map lookup per value was 5% of a snapshot reader's time
+        Integer tag = c == String.class ? STRING_TAG : c == Long.class ? LONG_TAG : c == Integer.class ? INT_TAG
+                : TAGS.get(c);
         if (tag == null) {
             throw new IllegalArgumentException("ValueCodec cannot encode a value of class " + v.getClass().getName()
                     + " (not one of the io.walshadow.types value classes)");
