@@ -45,10 +45,6 @@ final class FamilyMeta {
         return v.clone();
     }
 
-    FamilyMeta copy() {
-        return new FamilyMeta(v.clone());
-    }
-
     long nextSeq() {
         return v[NEXT_SEQ];
     }

@@ -17,7 +17,7 @@ final class InFlightIndex {
     private static final Logger LOG = LoggerFactory.getLogger(XactBuffer.class);
     private static final long LOG_INTERVAL_MS = 30_000;
 
-    private final Map<Integer, FamilyMeta> tracked = new HashMap<>();
+    private final Map<Integer, Tracked> tracked = new HashMap<>();
     /** The tracked keys by first LSN (unique per key: each first change is its own record). */
     private final TreeMap<Long, Integer> byFirstLsn = new TreeMap<>();
     private volatile long bufferedChanges;
@@ -37,19 +37,53 @@ final class InFlightIndex {
         });
     }
 
+    /** What the index keeps of a family: updated in place, since {@link #track} runs for every change buffered. */
+    private static final class Tracked {
+        long live;
+        long bytes;
+        long firstLsn;
+        long firstArrivalMs;
+    }
+
     /** Puts (or refreshes) a key; null meta removes it. */
     void track(int top, FamilyMeta m) {
-        FamilyMeta old = m == null ? tracked.remove(top) : tracked.put(top, m.copy());
-        if (old != null) {
-            bufferedChanges -= old.live();
-            bufferedBytes -= old.bytes();
-            byFirstLsn.remove(old.firstLsn(), top);
+        if (m == null) {
+            Tracked t = tracked.remove(top);
+            if (t != null) {
+                bufferedChanges -= t.live;
+                bufferedBytes -= t.bytes;
+                byFirstLsn.remove(t.firstLsn, top);
+                refreshOldest();
+            }
+            return;
         }
-        if (m != null) {
-            bufferedChanges += m.live();
-            bufferedBytes += m.bytes();
-            byFirstLsn.put(m.firstLsn(), top);
+        Tracked t = tracked.get(top);
+        boolean reordered = t == null || t.firstLsn != m.firstLsn();
+        if (t == null) {
+            t = new Tracked();
+            tracked.put(top, t);
+        } else {
+            bufferedChanges -= t.live;
+            bufferedBytes -= t.bytes;
+            if (reordered) {
+                byFirstLsn.remove(t.firstLsn, top);
+            }
         }
+        t.live = m.live();
+        t.bytes = m.bytes();
+        t.firstLsn = m.firstLsn();
+        t.firstArrivalMs = m.firstArrivalMs();
+        bufferedChanges += t.live;
+        bufferedBytes += t.bytes;
+        if (reordered) {
+            byFirstLsn.put(t.firstLsn, top);
+            refreshOldest();
+        } else if (top == oldestXid) {
+            oldestFirstTime = t.firstArrivalMs;
+        }
+    }
+
+    private void refreshOldest() {
         Map.Entry<Long, Integer> oldest = byFirstLsn.firstEntry();
         if (oldest == null) {
             oldestXid = 0;
@@ -57,7 +91,7 @@ final class InFlightIndex {
             oldestFirstLsn = 0;
         } else {
             oldestXid = oldest.getValue();
-            oldestFirstTime = tracked.get(oldest.getValue()).firstArrivalMs();
+            oldestFirstTime = tracked.get(oldest.getValue()).firstArrivalMs;
             oldestFirstLsn = oldest.getKey();
         }
     }
