@@ -221,16 +221,15 @@ public final class StepExecutor {
      * tombstones) and {@code __consistent} ({@link SinkTables#consistentViewSql}).
      */
     public void refreshView(String table) throws InterruptedException {
-        Map<String, String> cols = columns(table);
+        Shape shape = shape(table);
         dropViews(table);
-        if (cols.isEmpty()) {
+        if (shape.columns.isEmpty()) {
             return;
         }
-        List<String> names = new ArrayList<>();
-        cols.keySet().forEach(c -> names.add(quote(c)));
-        sql("CREATE VIEW " + name(table + SinkTables.LIVE_SUFFIX) + " AS SELECT " + String.join(", ", names)
-                + " FROM " + name(table) + " FINAL WHERE " + quote(DestinationSchema.IS_DELETED) + " = 0");
-        createConsistentView(table, cols);
+        sql("CREATE VIEW " + name(table + SinkTables.LIVE_SUFFIX) + " AS SELECT " + String.join(", ",
+                shape.columns.stream().map(DestinationSchema::quote).toList()) + " FROM " + name(table) + " FINAL"
+                + " WHERE " + quote(DestinationSchema.IS_DELETED) + " = 0");
+        createConsistentView(table, shape);
     }
 
     /**
@@ -245,27 +244,32 @@ public final class StepExecutor {
         }
         for (String t : tables) {
             if (names.contains(t) && !names.contains(t + SinkTables.CONSISTENT_SUFFIX)) {
-                createConsistentView(t, columns(t));
+                createConsistentView(t, shape(t));
             }
         }
     }
 
-    private void createConsistentView(String table, Map<String, String> cols) throws InterruptedException {
-        List<String> key = sortingKey(table);
-        if (sinkId != null && !key.isEmpty() && cols.containsKey(DestinationSchema.COMMIT_LSN)) {
-            sql(SinkTables.consistentViewSql(db, sinkId, table, List.copyOf(cols.keySet()), key));
+    private void createConsistentView(String table, Shape shape) throws InterruptedException {
+        if (sinkId != null && !shape.key.isEmpty() && shape.columns.contains(DestinationSchema.COMMIT_LSN)) {
+            sql(SinkTables.consistentViewSql(db, sinkId, table, shape.columns, shape.key));
         }
     }
 
-    /** The table's sorting-key columns (the key its versions share). */
-    private List<String> sortingKey(String table) throws InterruptedException {
-        String q = "SELECT name FROM system.columns WHERE database = " + ColumnCodec.quote(db) + " AND table = "
-                + ColumnCodec.quote(table) + " AND is_in_sorting_key = 1";
+    /** A table's columns in order and its sorting-key columns (the key its versions share); empty: no table. */
+    private record Shape(List<String> columns, List<String> key) {}
+
+    private Shape shape(String table) throws InterruptedException {
+        String q = "SELECT name, is_in_sorting_key FROM system.columns WHERE database = " + ColumnCodec.quote(db)
+                + " AND table = " + ColumnCodec.quote(table);
+        List<String> columns = new ArrayList<>();
         List<String> key = new ArrayList<>();
         for (String[] row : retry.call(q, () -> ch.queryTsv(q))) {
-            key.add(row[0]);
+            columns.add(row[0]);
+            if ("1".equals(row[1])) {
+                key.add(row[0]);
+            }
         }
-        return key;
+        return new Shape(columns, key);
     }
 
     /** Column name to type, in table order; empty when the table does not exist. */
@@ -284,19 +288,17 @@ public final class StepExecutor {
      * (one named {@code <table>__live}, say): never dropped, the job stops naming both.
      */
     private void dropViews(String table) throws InterruptedException {
-        for (String suffix : SinkTables.VIEW_SUFFIXES) {
-            String view = table + suffix;
-            String engine = engine(view);
-            if (engine == null) {
-                continue;
+        String q = "SELECT name, engine FROM system.tables WHERE database = " + ColumnCodec.quote(db) + " AND name IN ("
+                + String.join(", ", SinkTables.VIEW_SUFFIXES.stream().map(v -> ColumnCodec.quote(table + v)).toList())
+                + ")";
+        for (String[] row : retry.call(q, () -> ch.queryTsv(q))) {
+            if (!row[1].equals("View")) {
+                throw new IllegalStateException("ClickHouse table " + db + "." + row[0] + " (engine " + row[1] + ") is"
+                        + " where table " + table + "'s " + row[0].substring(table.length() + 2) + " view goes; it is"
+                        + " not a view (the destination of a PostgreSQL table named like it?) and is left as it is:"
+                        + " rename one of the two tables in PostgreSQL, or exclude one");
             }
-            if (!engine.equals("View")) {
-                throw new IllegalStateException("ClickHouse table " + db + "." + view + " (engine " + engine + ") is"
-                        + " where table " + table + "'s " + suffix.substring(2) + " view goes; it is not a view (the"
-                        + " destination of a PostgreSQL table named like it?) and is left as it is: rename one of the"
-                        + " two tables in PostgreSQL, or exclude one");
-            }
-            sql("DROP TABLE IF EXISTS " + name(view));
+            sql("DROP TABLE IF EXISTS " + name(row[0]));
         }
     }
 
