@@ -6,9 +6,25 @@ public final class Lsn {
 
     private Lsn() {}
 
+    /** {@code %X/%08X}, without {@link String#format}'s parsing: the sink prints one per commit it writes. */
     public static String format(long lsn) {
-        return String.format("%X/%08X", lsn >>> 32, lsn & 0xFFFFFFFFL);
+        char[] c = new char[17];
+        int n = 0;
+        long hi = lsn >>> 32;
+        for (int shift = 28; shift >= 0; shift -= 4) {
+            int d = (int) (hi >>> shift) & 0xF;
+            if (d != 0 || n > 0 || shift == 0) {
+                c[n++] = HEX[d];
+            }
+        }
+        c[n++] = '/';
+        for (int shift = 28; shift >= 0; shift -= 4) {
+            c[n++] = HEX[(int) (lsn >>> shift) & 0xF];
+        }
+        return new String(c, 0, n);
     }
+
+    private static final char[] HEX = "0123456789ABCDEF".toCharArray();
 
     public static long parse(String text) {
         int slash = text.indexOf('/');
