@@ -204,6 +204,12 @@ public final class SinkTables {
                 + BatchCommitter.commitSeconds(commitTime) + ", 'UTC'), " + batch + ", now())";
     }
 
+    /** The sink's visible mark: its commit LSN and commit time (Unix seconds); no row before its first. */
+    public static String lastVisibleSql(String db, String sinkId) {
+        return "SELECT commit_lsn, toUnixTimestamp(commit_time) FROM " + quote(db) + "." + quote(VISIBLE) + " FINAL"
+                + " WHERE sink = " + ColumnCodec.quote(sinkId) + " ORDER BY commit_seq DESC LIMIT 1";
+    }
+
     /**
      * The table as of the sink's visible mark: per key, the newest version whose commit is at or before the mark,
      * without tombstones. FINAL cannot say this (it folds to the newest version before any filter on

@@ -382,9 +382,7 @@ final class ClickHouseSinkWriter implements CommittingSinkWriter<Drained, SinkBa
      * from 0 until this run's first write: on an idle source that could be a long time.
      */
     private void readVisibleMark() throws InterruptedException {
-        String q = "SELECT commit_lsn, toUnixTimestamp(commit_time) FROM " + DestinationSchema.quote(ch.database())
-                + "." + DestinationSchema.quote(SinkTables.VISIBLE) + " FINAL WHERE sink = " + ColumnCodec.quote(sinkId)
-                + " ORDER BY commit_seq DESC LIMIT 1";
+        String q = SinkTables.lastVisibleSql(ch.database(), sinkId);
         List<String[]> rows = retry.call(q, () -> ch.queryTsv(q));
         if (!rows.isEmpty()) {
             directVisibleLsn = Long.parseUnsignedLong(rows.get(0)[0]);
