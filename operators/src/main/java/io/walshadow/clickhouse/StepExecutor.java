@@ -26,7 +26,7 @@ public final class StepExecutor {
 
     /** @param sinkId whose visible mark the consistent views read */
     public StepExecutor(ClickHouseSql ch, ServerCapabilities caps, Retrier retry, String sinkId) {
-        this.sinkId = sinkId;
+        this.sinkId = java.util.Objects.requireNonNull(sinkId, "sinkId");
         this.ch = ch;
         this.caps = caps;
         this.retry = retry;
@@ -250,7 +250,7 @@ public final class StepExecutor {
     }
 
     private void createConsistentView(String table, Shape shape) throws InterruptedException {
-        if (sinkId != null && !shape.key.isEmpty() && shape.columns.contains(DestinationSchema.COMMIT_LSN)) {
+        if (!shape.key.isEmpty() && shape.columns.contains(DestinationSchema.COMMIT_LSN)) {
             sql(SinkTables.consistentViewSql(db, sinkId, table, shape.columns, shape.key));
         }
     }
